@@ -1,0 +1,208 @@
+/**
+ * Wire types of the service (api-spec.md). Field names keep the wire's snake_case.
+ * Every object type is open (`[key: string]: unknown`) because the contract only ever
+ * adds fields within v1 and clients must keep and ignore unknown ones (Versioning 5).
+ */
+
+type Open = { [key: string]: unknown };
+
+export type GenerationStatus = 'pending' | 'processing' | 'completed' | 'failed';
+export type TerminalStatus = 'completed' | 'failed';
+
+/** The `error` of a failed generation. An earlier form sent a bare string code. */
+export interface GenerationError extends Open {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+export interface Generation extends Open {
+  generation_id: string;
+  status: GenerationStatus;
+  model: string;
+  output_url: string | null;
+  output_urls: string[] | null;
+  /** The reservation until terminal; the final charge once terminal. */
+  credits_used: number;
+  duration_ms: number | null;
+  created_at: string;
+  completed_at: string | null;
+  request_id: string;
+  /** Present only when `status` is `failed`. Normalised to the object form by the client. */
+  error?: GenerationError;
+}
+
+export type PricingSource = 'user_override' | 'global_dynamic' | 'catalog_default';
+
+/** The 202 body of `POST /api/v1/generate`. */
+export interface SubmitResponse extends Open {
+  generation_id: string;
+  status: 'pending';
+  model: string;
+  credits_estimate: number;
+  pricing_source: PricingSource;
+  created_at: string;
+  request_id: string;
+}
+
+/** Body of `POST /api/v1/generate`. */
+export interface GenerateParams extends Open {
+  model: string;
+  prompt?: string;
+  negative_prompt?: string;
+  aspect_ratio?: string;
+  size?: string;
+  quality?: string;
+  resolution?: string;
+  duration?: number;
+  audio?: boolean;
+  input_image?: string;
+  input_video?: string;
+  input_audio?: string;
+  reference_images?: string[];
+  seed?: number;
+  number_results?: number;
+  enhance?: boolean;
+}
+
+export type ModelCategory = 'image' | 'video' | 'audio' | 'text' | 'utility' | 'threed';
+export type ModelKind = 'image' | 'video' | 'audio' | 'text';
+
+/** `integer` and `string` are the earlier forms of the list; clients tolerate them. */
+export type ParamSpecType = 'string' | 'enum' | 'number' | 'integer' | 'boolean' | 'string[]';
+
+export interface SizeOption extends Open {
+  size: string;
+  tag?: string;
+  label?: string;
+}
+
+export interface ParamSpec extends Open {
+  type: ParamSpecType;
+  required?: boolean;
+  values?: Array<string | number>;
+  default?: string | number | boolean;
+  min?: number;
+  max?: number;
+  /** Earlier form: `type: "string"` with `max_length`. */
+  max_length?: number;
+  presets_only?: boolean;
+  options?: SizeOption[];
+  values_by_quality?: Record<string, string[]>;
+}
+
+export type ParamKey =
+  | 'prompt'
+  | 'aspect_ratio'
+  | 'size'
+  | 'quality'
+  | 'resolution'
+  | 'duration'
+  | 'audio'
+  | 'reference_images'
+  | 'number_results'
+  | 'seed';
+
+export interface CreditsBand extends Open {
+  min: number;
+  max: number;
+  flat: boolean;
+}
+
+export interface Model extends Open {
+  slug: string;
+  name: string;
+  category: ModelCategory;
+  kind: ModelKind;
+  creator: string;
+  description: string;
+  modes: string[];
+  params: Partial<Record<ParamKey, ParamSpec>>;
+  prompt_max_chars?: number;
+  credits_band: CreditsBand;
+  credits_from?: number;
+  credits_by_quality?: Record<string, number>;
+  credits_by_references?: Record<string, number>;
+  video_matrix?: { dimensions: Record<string, Record<string, string>> } & Open;
+  enhance_supported: boolean;
+  example_request: GenerateParams;
+}
+
+export interface RateLimitInfo extends Open {
+  per_minute: number;
+  max_concurrent: number;
+}
+
+/** `GET /api/v1/models`. */
+export interface ModelList extends Open {
+  tier: string;
+  credits_balance: number;
+  rate_limit: RateLimitInfo;
+  request_id: string;
+  models: Model[];
+}
+
+/** `GET /api/v1/credits`. */
+export interface CreditsSummary extends Open {
+  balance: number;
+  tier: string;
+  cycle_resets_at: string | null;
+  rate_limit: RateLimitInfo;
+  spent_this_cycle: number;
+  granted_this_cycle: number;
+  request_id: string;
+}
+
+/** A non-2xx body. Only `error` is reliable; the rest depends on the code. */
+export interface ErrorBody extends Open {
+  error: string;
+  message?: string;
+  next?: string;
+  request_id?: string;
+  model?: string;
+  details?: { field?: string } & Open;
+  /** Earlier form (`INVALID_PARAMS`). */
+  field?: string;
+  reason?: string;
+  balance?: number;
+  needed?: number;
+  in_flight?: number;
+  max_concurrent?: number;
+  until?: string;
+  category?: string;
+}
+
+export type WebhookEventType = 'generation.completed' | 'generation.failed';
+
+/** Body of a webhook delivery. */
+export interface WebhookPayload extends Open {
+  generation_id: string;
+  status: TerminalStatus;
+  model: string;
+  output_url: string | null;
+  output_urls: string[] | null;
+  credits_charged: number;
+  duration_ms: number;
+  completed_at: string;
+  error_code?: string;
+  error_message?: string;
+  retryable?: boolean;
+}
+
+/** Async failure codes the spec names; the list is open. */
+export const CONTENT_POLICY_VIOLATION = 'CONTENT_POLICY_VIOLATION';
+
+/** Header names, with the neutral word the spec uses in place of the brand. */
+export const HEADERS = {
+  requestId: 'x-request-id',
+  idempotencyKey: 'idempotency-key',
+  retryAfter: 'retry-after',
+  rateLimitRemaining: 'x-ratelimit-remaining',
+  creditsBalance: 'x-credits-balance',
+  signature: 'x-service-signature',
+  event: 'x-service-event',
+  deliveryId: 'x-service-delivery-id',
+} as const;
+
+export const API_PREFIX = '/api/v1';
+export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
