@@ -1,0 +1,71 @@
+import { ConfigurationError } from './errors';
+import { Transport, type RetryInfo } from './http/transport';
+import { Credits } from './resources/credits';
+import { Generations } from './resources/generations';
+import { Models } from './resources/models';
+import { readEnv } from './util/env';
+
+/** The emulator's default address: with no configuration the SDK talks to a local emulator. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+
+export interface ClientOptions {
+  /** Default: `process.env.MEDIAGEN_API_KEY`. */
+  apiKey?: string;
+  /** Default: `process.env.MEDIAGEN_BASE_URL`, else the local emulator at http://127.0.0.1:4010. */
+  baseUrl?: string;
+  /** Resends after the first attempt. Default 4: five attempts in all, as the spec's retry guidance says. */
+  maxRetries?: number;
+  /** Per attempt, in ms. Default 60 000. */
+  timeoutMs?: number;
+  /** A custom fetch (a proxy agent, instrumentation). Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Validate params against the account's model list before submit. Default true. */
+  validate?: boolean;
+  /** Resend `429 CONCURRENCY_LIMIT` after a wait instead of failing at once. Default false. */
+  retryConcurrencyLimit?: boolean;
+  /** How long the model list is cached for validation and polling. Default 5 minutes. */
+  modelsTtlMs?: number;
+  /** Observes each resend (attempt number, wait, error). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export class MediaGenClient {
+  readonly generations: Generations;
+  readonly models: Models;
+  readonly credits: Credits;
+  readonly baseUrl: string;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? readEnv('MEDIAGEN_API_KEY');
+    if (!apiKey) {
+      throw new ConfigurationError(
+        'No API key: pass { apiKey } or set MEDIAGEN_API_KEY. Keys are created in the service settings (API & Webhooks); the local emulator accepts svc_live_emulator_demo.',
+      );
+    }
+    const baseUrl = (options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    if (!/^https?:\/\//.test(baseUrl)) {
+      throw new ConfigurationError(`baseUrl must be an http(s) URL such as ${DEFAULT_BASE_URL}; got "${baseUrl}".`);
+    }
+    const maxRetries = options.maxRetries ?? 4;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+      throw new ConfigurationError(`maxRetries must be a whole number >= 0; got ${String(options.maxRetries)}.`);
+    }
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImpl !== 'function') {
+      throw new ConfigurationError('No fetch available: pass { fetch } (Node 20+, Bun, Deno and edge runtimes have one).');
+    }
+    this.baseUrl = baseUrl;
+    const transport = new Transport({
+      apiKey,
+      baseUrl,
+      maxRetries,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      fetch: options.fetch ? options.fetch : (input, init) => globalThis.fetch(input, init),
+      retryConcurrencyLimit: options.retryConcurrencyLimit ?? false,
+      onRetry: options.onRetry,
+    });
+    this.models = new Models(transport, options.modelsTtlMs);
+    this.credits = new Credits(transport);
+    this.generations = new Generations(transport, this.models);
+  }
+}

@@ -1,0 +1,227 @@
+import type { ErrorBody, Generation } from './types';
+
+/**
+ * Every error the SDK throws. Recognisable without `instanceof` too (`isMediaGenError`),
+ * because an app that loads both the CJS and the ESM build holds two copies of each class.
+ */
+export class MediaGenError extends Error {
+  readonly isMediaGenError = true as const;
+  /** HTTP status, or undefined when no response was received. */
+  readonly status: number | undefined;
+  /** Service error code (`INSUFFICIENT_CREDITS`, …) or an SDK code (`CONNECTION_ERROR`, …). */
+  readonly code: string;
+  /** The service's recommended remediation, when it sent one. */
+  readonly next: string | undefined;
+  readonly requestId: string | undefined;
+  /** Whether sending the same request again may succeed (spec: client retry guidance). */
+  readonly retryable: boolean;
+  /** The raw error body as received (already free of secrets: the service never echoes keys). */
+  readonly body: unknown;
+
+  constructor(
+    message: string,
+    init: {
+      status?: number | undefined;
+      code: string;
+      next?: string | undefined;
+      requestId?: string | undefined;
+      retryable?: boolean;
+      body?: unknown;
+      cause?: unknown;
+    },
+  ) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = init.status;
+    this.code = init.code;
+    this.next = init.next;
+    this.requestId = init.requestId;
+    this.retryable = init.retryable ?? false;
+    this.body = init.body;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      next: this.next,
+      requestId: this.requestId,
+      retryable: this.retryable,
+    };
+  }
+}
+
+export function isMediaGenError(value: unknown): value is MediaGenError {
+  return typeof value === 'object' && value !== null && (value as { isMediaGenError?: unknown }).isMediaGenError === true;
+}
+
+type ApiErrorInit = ConstructorParameters<typeof MediaGenError>[1] & { body?: ErrorBody | unknown };
+
+/** An error answered by the service (any non-2xx). */
+export class APIError extends MediaGenError {
+  /** The model slug on model-related errors. */
+  readonly model: string | undefined;
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, init);
+    this.model = str((init.body as ErrorBody | undefined)?.model);
+  }
+}
+
+/** 401: the key is missing, malformed, unknown or revoked. */
+export class AuthenticationError extends APIError {}
+
+/** 402 INSUFFICIENT_CREDITS. */
+export class InsufficientCreditsError extends APIError {
+  readonly balance: number | undefined;
+  readonly needed: number | undefined;
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, init);
+    const body = init.body as ErrorBody | undefined;
+    this.balance = num(body?.balance);
+    this.needed = num(body?.needed);
+  }
+}
+
+/** 403: tier, allowlist, kill switch or account state. `until` is set on temporary bans and freezes. */
+export class PermissionDeniedError extends APIError {
+  readonly until: Date | undefined;
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, init);
+    const until = str((init.body as ErrorBody | undefined)?.until);
+    const date = until ? new Date(until) : undefined;
+    this.until = date && !Number.isNaN(date.getTime()) ? date : undefined;
+  }
+}
+
+/** 404 NOT_FOUND (and the earlier 403 NOT_YOURS): unknown id, or another account's. */
+export class NotFoundError extends APIError {}
+
+/** 409 IDEMPOTENT_REQUEST_IN_FLIGHT. */
+export class ConflictError extends APIError {}
+
+/** 400 and 422: the request as sent will never succeed. `field` names the offending param when known. */
+export class InvalidRequestError extends APIError {
+  readonly field: string | undefined;
+  constructor(message: string, init: ApiErrorInit) {
+    super(message, init);
+    const body = init.body as ErrorBody | undefined;
+    this.field = str(body?.details?.field) ?? str(body?.field);
+  }
+}
+
+/** 429 RATE_LIMIT or CONCURRENCY_LIMIT. */
+export class RateLimitError extends APIError {
+  /** How long the service asked to wait (`Retry-After`), or the spec's 5 s default. */
+  readonly retryAfterMs: number;
+  readonly inFlight: number | undefined;
+  readonly maxConcurrent: number | undefined;
+  constructor(message: string, init: ApiErrorInit & { retryAfterMs: number }) {
+    super(message, init);
+    const body = init.body as ErrorBody | undefined;
+    this.retryAfterMs = init.retryAfterMs;
+    this.inFlight = num(body?.in_flight);
+    this.maxConcurrent = num(body?.max_concurrent);
+  }
+}
+
+/** 5xx: the service (or a proxy in front of it) failed. */
+export class ServerError extends APIError {}
+
+/** No response: DNS, TCP, TLS or a dropped connection. */
+export class ConnectionError extends MediaGenError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'CONNECTION_ERROR', retryable: true, cause });
+  }
+}
+
+/** An attempt ran past `timeoutMs`, or `wait()` ran past its deadline. */
+export class TimeoutError extends MediaGenError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'TIMEOUT', retryable: true, cause });
+  }
+}
+
+/** The caller's `AbortSignal` fired. Nothing more is sent for this call. */
+export class AbortError extends MediaGenError {
+  constructor(message = 'The request was aborted by its AbortSignal.', cause?: unknown) {
+    super(message, { code: 'ABORTED', retryable: false, cause });
+  }
+}
+
+/** A bad client option or argument, found before anything was sent. */
+export class ConfigurationError extends MediaGenError {
+  constructor(message: string) {
+    super(message, { code: 'CONFIGURATION_ERROR', retryable: false });
+  }
+}
+
+export interface ParamsIssue {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** Params that the model's own schema rejects; thrown before any request is sent. */
+export class ParamsValidationError extends MediaGenError {
+  readonly issues: ParamsIssue[];
+  readonly model: string;
+  constructor(model: string, issues: ParamsIssue[]) {
+    const list = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+    super(`Invalid params for model "${model}": ${list}`, {
+      code: 'PARAMS_INVALID',
+      retryable: false,
+      next: 'Fix the listed params; the model list (client.models.list()) says what each model accepts.',
+    });
+    this.issues = issues;
+    this.model = model;
+  }
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), model: this.model, issues: this.issues };
+  }
+}
+
+/** A generation reached `failed` (an asynchronous failure, not an HTTP error). */
+export class GenerationFailedError extends MediaGenError {
+  readonly generation: Generation;
+  constructor(generation: Generation) {
+    const error = generation.error;
+    const code = error?.code ?? 'unknown';
+    const forfeited = code === 'CONTENT_POLICY_VIOLATION';
+    const message =
+      `Generation ${generation.generation_id} failed: ${code}` +
+      (error?.message ? ` (${error.message})` : '') +
+      (forfeited ? '. Credits were forfeited: the output was flagged by post-generation safety review.' : '.');
+    super(message, {
+      code,
+      retryable: error?.retryable ?? false,
+      requestId: generation.request_id,
+      body: generation,
+      next: forfeited
+        ? 'Change the prompt or inputs; resubmitting the same request costs another charge.'
+        : error?.retryable
+          ? 'Resubmitting the same request may succeed.'
+          : 'Resubmitting the same request will fail the same way and costs another charge.',
+    });
+    this.generation = generation;
+  }
+  /** True when the charge was kept (CONTENT_POLICY_VIOLATION) rather than refunded. */
+  get creditsForfeited(): boolean {
+    return this.code === 'CONTENT_POLICY_VIOLATION';
+  }
+}
+
+/** A webhook delivery that is not authentic or not readable. */
+export class WebhookVerificationError extends MediaGenError {
+  constructor(message: string, code = 'WEBHOOK_SIGNATURE_INVALID', next?: string) {
+    super(message, { code, retryable: false, next });
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}

@@ -1,0 +1,56 @@
+import type { RequestOptions, Transport } from '../http/transport';
+import { withMeta, type ResponseMeta } from '../http/response-meta';
+import type { Model, ModelList } from '../types';
+
+const DEFAULT_TTL_MS = 5 * 60_000;
+
+/** `GET /api/v1/models`, plus the per-client cache that validation and polling read. */
+export class Models {
+  readonly #transport: Transport;
+  readonly #ttlMs: number;
+  #cached: { list: ModelList; bySlug: Map<string, Model>; at: number } | undefined;
+  #pending: Promise<ModelList> | undefined;
+
+  constructor(transport: Transport, ttlMs = DEFAULT_TTL_MS) {
+    this.#transport = transport;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** Always asks the service, and refreshes the cache. The list is the account's own allowlist. */
+  async list(options?: RequestOptions): Promise<ModelList & ResponseMeta> {
+    const { data, meta } = await this.#transport.request<ModelList>({ method: 'GET', path: '/api/v1/models', ...options });
+    this.#store(data);
+    return withMeta(data, meta);
+  }
+
+  /** The cached list, fetched once and again after the TTL; concurrent callers share one request. */
+  async cachedList(options?: RequestOptions): Promise<ModelList> {
+    const cached = this.#cached;
+    if (cached && Date.now() - cached.at < this.#ttlMs) return cached.list;
+    this.#pending ??= this.list(options).finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  /** A model from the cache, fetching the list when it is missing or stale. */
+  async find(slug: string, options?: RequestOptions): Promise<Model | undefined> {
+    await this.cachedList(options);
+    return this.#cached?.bySlug.get(slug);
+  }
+
+  /** A model from the cache only; never sends a request. */
+  peek(slug: string): Model | undefined {
+    return this.#cached?.bySlug.get(slug);
+  }
+
+  /** Drops the cache, so the next `find` asks the service again. */
+  invalidate(): void {
+    this.#cached = undefined;
+  }
+
+  #store(list: ModelList): void {
+    const models = Array.isArray(list.models) ? list.models : [];
+    this.#cached = { list, bySlug: new Map(models.map((m) => [m.slug, m])), at: Date.now() };
+  }
+}
