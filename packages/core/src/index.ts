@@ -4,3 +4,7 @@ export type { RequestOptions, RetryInfo } from './http/transport';
 export type { ResponseMeta } from './http/response-meta';
 export type { Submitted, WaitOptions, RunOptions } from './resources/generations';
 export * from './types';
+export { verifyWebhook, signWebhook, type VerifyWebhookInput, type WebhookEvent } from './webhooks/verify';
+export { isRawBody, isParsedBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
+export { handleWebhook, type HandleWebhookOptions, type WebhookContext } from './webhooks/handler';
+export { MemoryDedupeStore, type WebhookDedupeStore, type DedupeClaim, type MemoryDedupeStoreOptions } from './webhooks/dedupe';

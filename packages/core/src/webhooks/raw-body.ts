@@ -1,0 +1,24 @@
+/**
+ * What adapters need to refuse a body a framework already parsed. The signature covers the
+ * exact bytes sent; `JSON.stringify` of a parsed object rarely reproduces them (spacing, key
+ * order, escapes, number forms), so a parsed body is refused, never re-stringified.
+ */
+
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+/** True for the raw body forms `verifyWebhook` accepts (Node's Buffer is a Uint8Array). */
+export function isRawBody(body: unknown): body is RawBody {
+  return typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
+}
+
+/** True when a framework has already parsed the body into an object (the mistake to explain). */
+export function isParsedBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !isRawBody(body) && !ArrayBuffer.isView(body);
+}
+
+/** How to get the raw body in each supported framework. */
+export const RAW_BODY_HELP =
+  'The webhook signature covers the exact raw bytes, so pass the raw body (string or bytes), not a parsed object. ' +
+  "Express: mount express.raw({ type: 'application/json' }) on the webhook route, before (or instead of) express.json(). " +
+  'Next.js: in the route handler use await request.text(). ' +
+  'NestJS: create the app with NestFactory.create(AppModule, { rawBody: true }) and read req.rawBody.';

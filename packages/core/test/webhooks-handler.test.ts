@@ -1,0 +1,258 @@
+import { describe, expect, it, vi } from 'vitest';
+import { MemoryDedupeStore, handleWebhook, signWebhook, type HandleWebhookOptions, type WebhookEvent } from '../src/index';
+
+const SECRET = 'whsec_handler';
+let counter = 0;
+
+function payload(overrides: Record<string, unknown> = {}) {
+  return {
+    generation_id: `gen-${++counter}`,
+    status: 'completed',
+    model: 'image-fast',
+    output_url: null,
+    output_urls: null,
+    credits_charged: 4,
+    duration_ms: 10,
+    completed_at: '2025-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+async function delivery(data: object, init: { secret?: string; signature?: string | null; event?: string; method?: string } = {}) {
+  const body = JSON.stringify(data);
+  const headers = new Headers({ 'content-type': 'application/json', 'x-service-delivery-id': crypto.randomUUID() });
+  const signature = init.signature === undefined ? await signWebhook(body, init.secret ?? SECRET) : init.signature;
+  if (signature !== null) headers.set('x-service-signature', signature);
+  headers.set('x-service-event', init.event ?? `generation.${(data as { status: string }).status}`);
+  return new Request('http://localhost/webhooks', { method: init.method ?? 'POST', headers, body });
+}
+
+function options(onEvent: HandleWebhookOptions['onEvent'], extra: Partial<HandleWebhookOptions> = {}): HandleWebhookOptions {
+  return { secrets: SECRET, onEvent, dedupe: new MemoryDedupeStore(), ...extra };
+}
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('handleWebhook', () => {
+  it('answers 200 and passes the typed event to onEvent', async () => {
+    const seen: WebhookEvent[] = [];
+    const data = payload();
+    const res = await handleWebhook(await delivery(data), options((e) => void seen.push(e)));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ received: true });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ type: 'generation.completed', data });
+    expect(seen[0]!.deliveryId).toMatch(/-/);
+  });
+
+  it('answers 4xx (terminal) for a bad, missing or foreign signature, without calling onEvent', async () => {
+    const onEvent = vi.fn();
+    const opts = options(onEvent);
+    expect((await handleWebhook(await delivery(payload(), { signature: null }), opts)).status).toBe(401);
+    expect((await handleWebhook(await delivery(payload(), { signature: 'sha256=' + 'a'.repeat(64) }), opts)).status).toBe(401);
+    expect((await handleWebhook(await delivery(payload(), { secret: 'someone-else' }), opts)).status).toBe(401);
+    expect((await handleWebhook(await delivery(payload(), { signature: 'garbage' }), opts)).status).toBe(401);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('accepts a delivery signed with any configured secret', async () => {
+    const res = await handleWebhook(await delivery(payload(), { secret: 'new' }), options(() => {}, { secrets: ['old', 'new'] }));
+    expect(res.status).toBe(200);
+  });
+
+  it('answers 400 for an unreadable or non-JSON body and 413 above the size limit', async () => {
+    const unreadable = new Request('http://localhost/w', {
+      method: 'POST',
+      body: new ReadableStream({ pull: (c) => c.error(new Error('socket hang up')) }),
+      duplex: 'half',
+    } as RequestInit);
+    expect((await handleWebhook(unreadable, options(() => {}))).status).toBe(400);
+
+    const text = 'plain text';
+    const notJson = new Request('http://localhost/w', {
+      method: 'POST',
+      headers: { 'x-service-signature': await signWebhook(text, SECRET) },
+      body: text,
+    });
+    expect((await handleWebhook(notJson, options(() => {}))).status).toBe(400);
+
+    const big = await delivery(payload({ pad: 'x'.repeat(5_000) }));
+    expect((await handleWebhook(big, options(() => {}, { maxBodyBytes: 1_000 }))).status).toBe(413);
+    const streamed = new Request('http://localhost/w', {
+      method: 'POST',
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 10; i++) c.enqueue(new Uint8Array(500));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect((await handleWebhook(streamed, options(() => {}, { maxBodyBytes: 1_000 }))).status).toBe(413);
+  });
+
+  it('answers 405 to anything but POST and 500 when no secret is configured', async () => {
+    expect((await handleWebhook(new Request('http://localhost/w'), options(() => {}))).status).toBe(405);
+    expect((await handleWebhook(await delivery(payload()), options(() => {}, { secrets: [] }))).status).toBe(500);
+  });
+
+  it('answers 5xx when the handler throws, and the retry runs the handler again', async () => {
+    const store = new MemoryDedupeStore();
+    const errors: unknown[] = [];
+    let calls = 0;
+    const opts = options(
+      () => {
+        calls++;
+        if (calls === 1) throw new Error('db down');
+      },
+      { dedupe: store, onError: (e) => errors.push(e) },
+    );
+    const data = payload();
+    const first = await handleWebhook(await delivery(data), opts);
+    expect(first.status).toBe(500);
+    expect(await first.json()).toMatchObject({ error: 'WEBHOOK_HANDLER_FAILED' });
+    expect(errors).toHaveLength(1);
+    const retry = await handleWebhook(await delivery(data), opts);
+    expect(retry.status).toBe(200);
+    expect(calls).toBe(2);
+  });
+
+  it('de-duplicates on generation_id + event type, not on the delivery id', async () => {
+    const onEvent = vi.fn();
+    const opts = options(onEvent);
+    const data = payload();
+    const first = await handleWebhook(await delivery(data), opts);
+    const again = await handleWebhook(await delivery(data), opts);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ received: true, duplicate: true });
+    expect(onEvent).toHaveBeenCalledTimes(1);
+    // Same generation, different event type: a different event.
+    await handleWebhook(await delivery({ ...data, status: 'failed' }), opts);
+    expect(onEvent).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs the handler once for concurrent duplicates, and both answer 200', async () => {
+    let calls = 0;
+    const opts = options(async () => {
+      calls++;
+      await tick(50);
+    });
+    const data = payload();
+    const responses = await Promise.all([1, 2, 3].map(async () => handleWebhook(await delivery(data), opts)));
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(calls).toBe(1);
+  });
+
+  it('runs a concurrent duplicate itself when the original fails', async () => {
+    let calls = 0;
+    const opts = options(async () => {
+      calls++;
+      await tick(30);
+      if (calls === 1) throw new Error('first fails');
+    });
+    const data = payload();
+    const [a, b] = await Promise.all([handleWebhook(await delivery(data), opts), tick(5).then(async () => handleWebhook(await delivery(data), opts))]);
+    expect(a.status).toBe(500);
+    expect(b.status).toBe(200);
+    expect(calls).toBe(2);
+  });
+
+  it('at the deadline answers 5xx and leaves the handler running; the retry then sees it done', async () => {
+    let finished = false;
+    const opts = options(
+      async () => {
+        await tick(150);
+        finished = true;
+      },
+      { deadlineMs: 40 },
+    );
+    const data = payload();
+    const first = await handleWebhook(await delivery(data), opts);
+    expect(first.status).toBe(503);
+    expect(await first.json()).toMatchObject({ error: 'WEBHOOK_HANDLER_TIMEOUT' });
+    expect(finished).toBe(false);
+    // A retry while it still runs waits up to its own deadline, then answers 5xx again.
+    const second = await handleWebhook(await delivery(data), opts);
+    expect(second.status).toBe(503);
+    await tick(150);
+    expect(finished).toBe(true);
+    const third = await handleWebhook(await delivery(data), opts);
+    expect(third.status).toBe(200);
+    expect(await third.json()).toEqual({ received: true, duplicate: true });
+  });
+
+  it('a retry arriving while the original runs answers 200 once the original completes in time', async () => {
+    let calls = 0;
+    const opts = options(
+      async () => {
+        calls++;
+        await tick(150);
+      },
+      { deadlineMs: 100 },
+    );
+    const data = payload();
+    const first = await handleWebhook(await delivery(data), opts);
+    expect(first.status).toBe(503);
+    const retry = await handleWebhook(await delivery(data), opts);
+    expect(retry.status).toBe(200);
+    expect(calls).toBe(1);
+  });
+
+  it('answers 200 as soon as the handler acknowledges (handed over), while it goes on', async () => {
+    let done = false;
+    const opts = options(
+      async (_event, ctx) => {
+        ctx.acknowledge();
+        await tick(100);
+        done = true;
+      },
+      { deadlineMs: 30 },
+    );
+    const data = payload();
+    const res = await handleWebhook(await delivery(data), opts);
+    expect(res.status).toBe(200);
+    expect(done).toBe(false);
+    expect(await (await handleWebhook(await delivery(data), opts)).json()).toEqual({ received: true, duplicate: true });
+  });
+
+  it('answers 500 when the dedupe store fails (so the service retries)', async () => {
+    const broken = { claim: () => Promise.reject(new Error('redis down')), complete: () => {}, release: () => {} };
+    const res = await handleWebhook(await delivery(payload()), options(() => {}, { dedupe: broken }));
+    expect(res.status).toBe(500);
+  });
+
+  it('runs every delivery when de-duplication is off', async () => {
+    const onEvent = vi.fn();
+    const data = payload();
+    await handleWebhook(await delivery(data), options(onEvent, { dedupe: false }));
+    await handleWebhook(await delivery(data), options(onEvent, { dedupe: false }));
+    expect(onEvent).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('MemoryDedupeStore', () => {
+  it('claims, reports in_progress and seen, releases, expires and stays bounded', () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ maxEntries: 3, now: () => now });
+    expect(store.claim('a', 100)).toBe('claimed');
+    expect(store.claim('a', 100)).toBe('in_progress');
+    store.release('a');
+    expect(store.claim('a', 100)).toBe('claimed');
+    store.complete('a', 1_000);
+    expect(store.claim('a', 100)).toBe('seen');
+    now = 1_001;
+    expect(store.claim('a', 100)).toBe('claimed');
+    for (const k of ['b', 'c', 'd', 'e']) store.claim(k, 100);
+    expect(store.size).toBe(3);
+    expect(store.claim('a', 100)).toBe('claimed'); // evicted as least recently used
+  });
+
+  it('expires a lapsed in-progress claim (a crashed holder)', () => {
+    let now = 0;
+    const store = new MemoryDedupeStore({ now: () => now });
+    store.claim('k', 50);
+    now = 51;
+    expect(store.claim('k', 50)).toBe('claimed');
+  });
+});
