@@ -8,3 +8,6 @@ export { verifyWebhook, signWebhook, type VerifyWebhookInput, type WebhookEvent 
 export { isRawBody, isParsedBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
 export { handleWebhook, type HandleWebhookOptions, type WebhookContext } from './webhooks/handler';
 export { MemoryDedupeStore, type WebhookDedupeStore, type DedupeClaim, type MemoryDedupeStoreOptions } from './webhooks/dedupe';
+export { validateParams } from './params/validate';
+export { quotePrice, creditsForQuality, creditsForReferences, ENHANCE_CREDITS, type PriceQuote } from './params/pricing';
+export { parseOutputLink, isExpired, type OutputLink } from './links/output-link';

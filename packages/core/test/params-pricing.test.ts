@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ENHANCE_CREDITS, creditsForQuality, creditsForReferences, quotePrice } from '../src/index';
+import { audioVoice, imageFast, imagePro, videoStandard } from './support/models';
+
+describe('pricing helpers', () => {
+  it('reads credits_by_quality (default tier when none given) and credits_by_references', () => {
+    expect(creditsForQuality(imagePro)).toBe(10);
+    expect(creditsForQuality(imagePro, 'ultra')).toBe(40);
+    expect(creditsForQuality(imagePro, 'HIGH')).toBe(20);
+    expect(creditsForQuality(imageFast, 'high')).toBeUndefined();
+    expect(creditsForReferences(imagePro, 2)).toBe(6);
+    expect(creditsForReferences(imagePro, 5)).toBeUndefined();
+  });
+
+  it('quotes quality + references, times number_results, plus the flat enhance 20', () => {
+    expect(quotePrice(imagePro, { quality: 'high', reference_images: ['a', 'b'], number_results: 2 })).toEqual({
+      credits: 52,
+      enhanceCredits: 0,
+      total: 52,
+      exact: true,
+    });
+    expect(quotePrice(imageFast, { number_results: 3, enhance: true })).toEqual({ credits: 12, enhanceCredits: ENHANCE_CREDITS, total: 32, exact: true });
+    expect(ENHANCE_CREDITS).toBe(20);
+  });
+
+  it('uses credits_from for the default request and says when params make it approximate', () => {
+    expect(quotePrice(videoStandard, {})).toMatchObject({ credits: 50, exact: true });
+    expect(quotePrice(videoStandard, { duration: 5 })).toMatchObject({ credits: 50, exact: true });
+    expect(quotePrice(videoStandard, { duration: 10, enhance: true })).toMatchObject({ credits: 50, total: 70, exact: false });
+  });
+
+  it('gives undefined when the entry carries no price (pricing lookup failed)', () => {
+    expect(quotePrice(audioVoice, {})).toEqual({ credits: undefined, enhanceCredits: 0, total: undefined, exact: true });
+  });
+});
