@@ -1,0 +1,91 @@
+// Row 3. Bundle size: what an app pays to ship the client. esbuild --bundle --minify, then
+// gzip -9, of `import * as x from 'pkg'` (the whole client), and of `import { verifyWebhook }`
+// alone from @mediagen/core (does tree-shaking work?). Node builtins stay external
+// (platform node), so every package is charged only for its own code and dependencies.
+import { build } from 'esbuild';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { fmt } from './measure.mjs';
+
+export const PEERS = ['replicate', '@fal-ai/client', '@runwayml/sdk', 'openai', 'stripe'];
+const CORE_BUDGET = 10 * 1024;
+const VERIFY_BUDGET = 2 * 1024;
+const resolveDir = fileURLToPath(new URL('..', import.meta.url));
+
+export async function gzippedSize(contents) {
+  const result = await build({
+    stdin: { contents, resolveDir, loader: 'js' },
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  });
+  const bytes = result.outputFiles[0].contents;
+  return { min: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
+}
+
+const whole = (pkg) => `import * as x from ${JSON.stringify(pkg)}; globalThis.__keep = x;`;
+
+async function sizeOf(contents) {
+  try {
+    return await gzippedSize(contents);
+  } catch (e) {
+    return { error: e.errors?.[0]?.text ?? String(e.message ?? e).split('\n')[0] };
+  }
+}
+
+export async function run() {
+  const core = await sizeOf(whole('@mediagen/core'));
+  const verifyOnly = await sizeOf(`import { verifyWebhook } from '@mediagen/core'; globalThis.__keep = verifyWebhook;`);
+  const peers = {};
+  for (const p of PEERS) peers[p] = await sizeOf(whole(p));
+  const cell = (s) => (s.error ? `error: ${s.error}` : `${fmt.bytes(s.gz)} gz`);
+  const ratios = Object.fromEntries(
+    Object.entries(peers)
+      .filter(([, s]) => !s.error && !core.error)
+      .map(([p, s]) => [p, s.gz / core.gz]),
+  );
+  const smallest = Math.min(...Object.values(ratios));
+  const rows = [
+    {
+      id: 'bundle-core',
+      what: 'Bundle: import * (whole client), min+gz',
+      ours: core.error ? `error: ${core.error}` : `${fmt.bytes(core.gz)} gz (${fmt.bytes(core.min)} min)`,
+      peers: Object.fromEntries(Object.entries(peers).map(([p, s]) => [p, cell(s)])),
+      floor: '—',
+      ratio: Number.isFinite(smallest) ? `peers are ${smallest.toFixed(1)}×–${Math.max(...Object.values(ratios)).toFixed(1)}× ours` : 'n/a',
+      target: '< 10 KB gz',
+      status: core.error ? 'not measured' : core.gz < CORE_BUDGET ? 'pass' : 'miss',
+      note: 'esbuild --bundle --minify --platform=node --format=esm, gzip -9; node builtins external',
+    },
+  ];
+  let verifyRow;
+  if (verifyOnly.error) {
+    verifyRow = {
+      id: 'bundle-verify',
+      what: 'Bundle: import { verifyWebhook } alone',
+      ours: `not measured: ${/No matching export/.test(verifyOnly.error) ? 'verifyWebhook missing from @mediagen/core' : verifyOnly.error}`,
+      peers: {},
+      floor: '—',
+      ratio: 'n/a',
+      target: '< 2 KB gz',
+      status: 'not measured',
+    };
+  } else {
+    verifyRow = {
+      id: 'bundle-verify',
+      what: 'Bundle: import { verifyWebhook } alone',
+      ours: `${fmt.bytes(verifyOnly.gz)} gz (${fmt.bytes(verifyOnly.min)} min)`,
+      peers: {},
+      floor: '—',
+      ratio: core.error ? 'n/a' : `${(verifyOnly.gz / core.gz).toFixed(2)}× the whole core`,
+      target: '< 2 KB gz',
+      status: verifyOnly.gz < VERIFY_BUDGET ? 'pass' : 'miss',
+      note: 'tree-shaking check',
+    };
+  }
+  rows.push(verifyRow);
+  return { rows, raw: { core, verifyOnly, peers, ratios } };
+}

@@ -1,0 +1,1 @@
+// Nothing: the floor of an import in a fresh process.
