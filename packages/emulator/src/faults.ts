@@ -1,0 +1,90 @@
+import { ApiError } from './errors.js';
+
+export type FaultEndpoint = 'generate' | 'status' | 'models' | 'credits' | 'any';
+
+export interface Fault {
+  endpoint: FaultEndpoint;
+  count: number;
+  /** HTTP status to answer with; omitted (with `reset` false) means only `delayMs` applies. */
+  status?: number;
+  code?: string;
+  message?: string;
+  when: 'before' | 'after';
+  reset: boolean;
+  delayMs: number;
+}
+
+const ENDPOINTS: readonly FaultEndpoint[] = ['generate', 'status', 'models', 'credits', 'any'];
+const KEYS = ['endpoint', 'count', 'status', 'code', 'message', 'when', 'reset', 'delayMs'];
+
+const DEFAULT_CODE: Record<number, string> = {
+  400: 'INVALID_BODY',
+  401: 'KEY_INVALID',
+  402: 'INSUFFICIENT_CREDITS',
+  403: 'API_DISABLED',
+  404: 'NOT_FOUND',
+  409: 'IDEMPOTENT_REQUEST_IN_FLIGHT',
+  422: 'INVALID_BODY',
+  429: 'RATE_LIMIT',
+  500: 'INTERNAL_ERROR',
+  502: 'INTERNAL_ERROR',
+  503: 'PROVIDER_DOWN',
+  504: 'INTERNAL_ERROR',
+};
+
+const bad = (msg: string): ApiError => new ApiError(400, 'INVALID_BODY', msg, { details: { field: 'fault' } });
+
+export function parseFault(raw: unknown): Fault {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('A fault is a JSON object.');
+  const o = raw as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw bad(`Unknown fault key "${k}" (allowed: ${KEYS.join(', ')}).`);
+  const endpoint = (o.endpoint ?? 'any') as FaultEndpoint;
+  if (!ENDPOINTS.includes(endpoint)) throw bad(`fault.endpoint must be one of ${ENDPOINTS.join(', ')}.`);
+  const count = o.count ?? 1;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw bad('fault.count must be an integer >= 1.');
+  const when = o.when ?? 'before';
+  if (when !== 'before' && when !== 'after') throw bad('fault.when must be "before" or "after".');
+  const reset = o.reset ?? false;
+  if (typeof reset !== 'boolean') throw bad('fault.reset must be a boolean.');
+  const delayMs = o.delayMs ?? 0;
+  if (typeof delayMs !== 'number' || delayMs < 0) throw bad('fault.delayMs must be a number >= 0.');
+  let status = o.status as number | undefined;
+  if (status !== undefined && (typeof status !== 'number' || status < 100 || status > 599)) throw bad('fault.status must be an HTTP status.');
+  if (o.code !== undefined && typeof o.code !== 'string') throw bad('fault.code must be a string.');
+  if (o.message !== undefined && typeof o.message !== 'string') throw bad('fault.message must be a string.');
+  if (status === undefined && o.code !== undefined) status = 500;
+  const fault: Fault = { endpoint, count, when, reset, delayMs };
+  if (status !== undefined) {
+    fault.status = status;
+    fault.code = (o.code as string | undefined) ?? DEFAULT_CODE[status] ?? 'INTERNAL_ERROR';
+  }
+  if (typeof o.message === 'string') fault.message = o.message;
+  return fault;
+}
+
+/** Injected failures, consumed in order: the next `count` matching requests get each one. */
+export class Faults {
+  private list: Fault[] = [];
+
+  add(f: Fault): void {
+    this.list.push(f);
+  }
+
+  take(endpoint: Exclude<FaultEndpoint, 'any'> | 'output'): Fault | null {
+    if (this.list.length === 0) return null;
+    const i = this.list.findIndex((f) => f.endpoint === endpoint || f.endpoint === 'any');
+    if (i < 0) return null;
+    const f = this.list[i] as Fault;
+    f.count--;
+    if (f.count <= 0) this.list.splice(i, 1);
+    return f;
+  }
+
+  all(): Fault[] {
+    return this.list.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.list = [];
+  }
+}

@@ -1,0 +1,204 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { GenerationError, GenerationStatus } from '@mediagen/core';
+import type { Account } from './accounts.js';
+import type { CatalogEntry, Normalized } from './catalog.js';
+import { monotonic, type Clock } from './clock.js';
+import { ENHANCE_CREDITS } from './constants.js';
+import type { Scheduler } from './scheduler.js';
+
+type Outcome = { kind: 'ok' } | { kind: 'fail'; error: GenerationError } | { kind: 'flag' };
+
+export interface Generation {
+  id: string;
+  account: Account;
+  entry: CatalogEntry;
+  params: Normalized;
+  /** Digest of the params that shape the output: same seed and params, same bytes. */
+  outputKey: string;
+  createdAt: number;
+  createdMono: number;
+  pickupMono: number;
+  doneMono: number;
+  outcome: Outcome;
+  reserved: number;
+  creditsUsed: number;
+  state: 'active' | 'completed' | 'failed';
+  completedAt: number | null;
+  durationMs: number | null;
+  enhance: 'none' | 'scheduled' | 'charged' | 'refunded' | 'skipped';
+  enhanceFails: boolean;
+}
+
+const FAIL = /\[\[fail:([A-Za-z0-9_.-]+)\]\]/;
+const RETRYABLE = new Set(['model_unavailable', 'rate_limited']);
+const FAIL_MESSAGES: Record<string, string> = {
+  model_unavailable: 'The model is temporarily unavailable.',
+  rate_limited: 'The upstream provider rate-limited this job.',
+  content_blocked: 'The provider blocked the content.',
+  upstream_detail: 'The provider rejected the request.',
+  unknown: 'The generation failed for an unknown reason.',
+};
+
+export const isBlocked = (text: string | undefined): boolean => text !== undefined && text.includes('[[blocked]]');
+
+/** Reads the test markers of a prompt into the generation's fate. */
+function outcomeOf(prompt: string): Outcome {
+  if (prompt.includes('[[flag]]')) return { kind: 'flag' };
+  const m = FAIL.exec(prompt);
+  if (m) {
+    const code = m[1] as string;
+    if (code === 'CONTENT_POLICY_VIOLATION') return { kind: 'flag' };
+    return {
+      kind: 'fail',
+      error: { code, message: FAIL_MESSAGES[code] ?? `The generation failed (${code}).`, retryable: RETRYABLE.has(code) },
+    };
+  }
+  return { kind: 'ok' };
+}
+
+const between = ([lo, hi]: [number, number]): number => lo + Math.random() * (hi - lo);
+
+function outputKey(entry: CatalogEntry, p: Normalized): string {
+  const { number_results: _n, enhance: _e, ...shaping } = p;
+  return createHash('sha256').update(entry.model.slug).update(JSON.stringify(shaping)).digest('hex');
+}
+
+/** 32-bit seed for output `index`, derived from the params digest. */
+export const seedFor = (g: Generation, index: number): number =>
+  createHash('sha256').update(`${g.outputKey}:${index}`).digest().readUInt32BE(0);
+
+const RETAIN = 200_000;
+
+/**
+ * The generation store and its state machine. States are derived from timestamps when read
+ * (pending until pick-up, processing until done); only the terminal step is scheduled, as it
+ * moves credits, frees a concurrency slot and sends webhooks.
+ */
+export class Generations {
+  readonly byId = new Map<string, Generation>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
+    private readonly timeScale: number,
+    private readonly onTerminal: (g: Generation) => void,
+  ) {}
+
+  create(account: Account, entry: CatalogEntry, params: Normalized, reserved: number): Generation {
+    const now = monotonic();
+    const timing = entry.timing(params);
+    const pickup = between(timing.pickup) * 1000 * this.timeScale;
+    const render = between(timing.render) * 1000 * this.timeScale;
+    const g: Generation = {
+      id: randomUUID(),
+      account,
+      entry,
+      params,
+      outputKey: outputKey(entry, params),
+      createdAt: this.clock.now(),
+      createdMono: now,
+      pickupMono: now + pickup,
+      doneMono: now + pickup + render,
+      outcome: outcomeOf(params.prompt),
+      reserved,
+      creditsUsed: reserved,
+      state: 'active',
+      completedAt: null,
+      durationMs: null,
+      enhance: params.enhance ? 'scheduled' : 'none',
+      enhanceFails: params.prompt.includes('[[enhance:fail]]'),
+    };
+    account.charge(reserved, 'reserve', g.id);
+    account.inFlight++;
+    this.byId.set(g.id, g);
+    if (g.enhance === 'scheduled') this.scheduler.at(g.pickupMono, () => this.runEnhance(g));
+    this.scheduler.at(g.doneMono, () => this.finalize(g));
+    this.evict();
+    return g;
+  }
+
+  /** The state now; finishing a due generation first so a read never lags the clock. */
+  status(g: Generation): GenerationStatus {
+    if (g.state !== 'active') return g.state;
+    const now = monotonic();
+    if (now >= g.doneMono) {
+      this.finalize(g);
+      return g.state as GenerationStatus;
+    }
+    return now >= g.pickupMono ? 'processing' : 'pending';
+  }
+
+  error(g: Generation): GenerationError | undefined {
+    if (g.state !== 'failed') return undefined;
+    if (g.outcome.kind === 'flag') {
+      return {
+        code: 'CONTENT_POLICY_VIOLATION',
+        message: 'The output was flagged by post-generation safety review. Credits are forfeited.',
+        retryable: false,
+      };
+    }
+    return g.outcome.kind === 'fail' ? g.outcome.error : undefined;
+  }
+
+  /** Enhance is billed in the background once the job is picked up; a failed fit is refunded. */
+  private runEnhance(g: Generation): void {
+    if (g.enhance !== 'scheduled') return;
+    if (g.account.balance < ENHANCE_CREDITS) {
+      g.enhance = 'skipped';
+      return;
+    }
+    g.account.charge(ENHANCE_CREDITS, 'enhance', g.id);
+    g.enhance = 'charged';
+    if (g.enhanceFails) {
+      g.account.refund(ENHANCE_CREDITS, 'enhance_refund', g.id);
+      g.enhance = 'refunded';
+    }
+  }
+
+  finalize(g: Generation): void {
+    if (g.state !== 'active') return;
+    if (g.enhance === 'scheduled') this.runEnhance(g);
+    const account = g.account;
+    switch (g.outcome.kind) {
+      case 'ok': {
+        const final = g.entry.finalCharge ? g.entry.finalCharge(g.reserved, parseInt(g.outputKey.slice(0, 8), 16)) : g.reserved;
+        if (final < g.reserved) account.refund(g.reserved - final, 'adjust', g.id);
+        g.creditsUsed = Math.min(final, g.reserved);
+        g.state = 'completed';
+        break;
+      }
+      case 'fail':
+        account.refund(g.reserved, 'refund', g.id);
+        if (g.enhance === 'charged') {
+          account.refund(ENHANCE_CREDITS, 'enhance_refund', g.id);
+          g.enhance = 'refunded';
+        }
+        g.creditsUsed = 0;
+        g.state = 'failed';
+        break;
+      case 'flag':
+        account.note('forfeit', g.id, 'CONTENT_POLICY_VIOLATION: credits forfeited');
+        g.state = 'failed';
+        break;
+    }
+    g.completedAt = this.clock.now();
+    g.durationMs = Math.max(0, Math.round(monotonic() - g.createdMono));
+    account.inFlight = Math.max(0, account.inFlight - 1);
+    this.onTerminal(g);
+  }
+
+  /** Keeps memory bounded for long-running dev sessions: the oldest finished records go first. */
+  private evict(): void {
+    if (this.byId.size <= RETAIN) return;
+    for (const [id, g] of this.byId) {
+      if (g.state !== 'active') {
+        this.byId.delete(id);
+        if (this.byId.size <= RETAIN) return;
+      }
+    }
+  }
+
+  clear(): void {
+    this.byId.clear();
+  }
+}

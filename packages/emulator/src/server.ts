@@ -1,0 +1,182 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Account } from './accounts.js';
+import { getCredits, getGeneration, hitRateLimit, listModels, baseOf, parseSubmit, serveOutput, submit, submitHeaders } from './api.js';
+import { API_PREFIX, H } from './constants.js';
+import { handleControl, isLoopback } from './controls.js';
+import { ApiError, DEFAULT_MESSAGES } from './errors.js';
+import type { Fault } from './faults.js';
+import { errorReply, newRequestId, readBody, send, type Reply } from './http.js';
+import type { EmulatorState } from './state.js';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const toReply = (e: unknown): Reply => {
+  if (e instanceof ApiError) return errorReply(e);
+  process.emitWarning(`mediagen-emulator: ${(e as Error)?.stack ?? String(e)}`);
+  return errorReply(new ApiError(500, 'INTERNAL_ERROR', 'Unexpected emulator error.'));
+};
+
+function faultReply(f: Fault): Reply {
+  const code = f.code ?? 'INTERNAL_ERROR';
+  const headers: Record<string, string> = {};
+  if (f.status === 429) headers[H.retryAfter] = '1';
+  if (f.status === 503) headers[H.retryAfter] = '60';
+  if (code === 'IDEMPOTENT_REQUEST_IN_FLIGHT') headers[H.retryAfter] = '3';
+  return errorReply(new ApiError(f.status ?? 500, code, f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`, {}, headers));
+}
+
+/** Applies a fault at its point; returns true when it ended the request (reset or error sent). */
+async function applyFault(f: Fault, res: ServerResponse, rid: string): Promise<boolean> {
+  if (f.delayMs > 0) await sleep(f.delayMs);
+  if (f.reset) {
+    res.socket?.destroy();
+    return true;
+  }
+  if (f.status !== undefined) {
+    send(res, rid, faultReply(f));
+    return true;
+  }
+  return false;
+}
+
+type Endpoint = 'generate' | 'status' | 'models' | 'credits' | 'output';
+
+export function createHandler(s: EmulatorState) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const rid = newRequestId();
+    handle(s, req, res, rid).catch((e: unknown) => {
+      if (!res.headersSent && !res.destroyed) send(res, rid, toReply(e));
+    });
+  };
+}
+
+async function handle(s: EmulatorState, req: IncomingMessage, res: ServerResponse, rid: string): Promise<void> {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const method = req.method ?? 'GET';
+
+  if (path.startsWith('/__emulator/')) {
+    if (!isLoopback(req)) {
+      send(res, rid, errorReply(new ApiError(404, 'NOT_FOUND', 'Not found.')));
+      return;
+    }
+    send(res, rid, await handleControl(s, req, path, q < 0 ? '' : url.slice(q + 1), method));
+    return;
+  }
+  if (!path.startsWith(`${API_PREFIX}/`)) {
+    send(res, rid, errorReply(new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
+    return;
+  }
+  const rest = path.slice(API_PREFIX.length + 1);
+  const parts = rest.split('/');
+  const head = method === 'HEAD';
+
+  let endpoint: Endpoint;
+  let allow: string;
+  if (rest === 'generate') [endpoint, allow] = ['generate', 'POST'];
+  else if (rest === 'models') [endpoint, allow] = ['models', 'GET'];
+  else if (rest === 'credits') [endpoint, allow] = ['credits', 'GET'];
+  else if (parts[0] === 'generations' && parts.length === 2 && parts[1]) [endpoint, allow] = ['status', 'GET'];
+  else if (parts[0] === 'output' && parts.length === 6) [endpoint, allow] = ['output', 'GET, HEAD'];
+  else {
+    send(res, rid, errorReply(new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
+    return;
+  }
+  if (!allow.split(', ').includes(method)) {
+    send(res, rid, errorReply(new ApiError(405, 'METHOD_NOT_ALLOWED', `Use ${allow} on ${path}.`, {}, { allow })));
+    return;
+  }
+
+  if (endpoint === 'generate') {
+    await handleGenerate(s, req, res, rid);
+    return;
+  }
+
+  const fault = s.faults.take(endpoint);
+  if (fault?.when === 'before' && (await applyFault(fault, res, rid))) return;
+  let reply: Reply;
+  try {
+    if (endpoint === 'output') {
+      reply = serveOutput(s, parts.slice(1));
+    } else {
+      const account = s.accounts.authenticate(req.headers.authorization);
+      if (endpoint === 'models') reply = listModels(account, rid);
+      else if (endpoint === 'credits') reply = getCredits(account, rid);
+      else reply = getGeneration(s, account, decodeURIComponent(parts[1] as string), baseOf(req, s.baseUrl), rid);
+    }
+  } catch (e) {
+    reply = toReply(e);
+  }
+  if (fault?.when === 'after' && (await applyFault(fault, res, rid))) return;
+  send(res, rid, reply, head);
+}
+
+/**
+ * POST /generate. Order: credentials, body, rate window, idempotency claim, injected fault,
+ * then validation, pricing and enqueue. The idempotency key stays "in flight" until the
+ * enqueue finishes, which is the window rule 3 (409, Retry-After: 3) describes.
+ */
+async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: ServerResponse, rid: string): Promise<void> {
+  let account: Account | null = null;
+  let estimate = false;
+  let key: string | undefined;
+  let claimed = false;
+  let reply: Reply;
+  let fault: Fault | null = null;
+  try {
+    const raw = await readBody(req);
+    account = s.accounts.authenticate(req.headers.authorization);
+    const parsed = parseSubmit(raw);
+    estimate = parsed.estimate;
+    hitRateLimit(s, account, estimate);
+    const k = req.headers[H.idempotencyKey];
+    key = typeof k === 'string' && k !== '' && !estimate ? k : undefined;
+    if (key !== undefined) {
+      const claim = s.idempotency.claim(account.id, key, parsed.hash);
+      if (claim.kind === 'in_flight') {
+        throw new ApiError(409, 'IDEMPOTENT_REQUEST_IN_FLIGHT', 'A request with this Idempotency-Key is still being enqueued.', {}, { [H.retryAfter]: '3' });
+      }
+      if (claim.kind === 'reused') {
+        throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different body.', {
+          details: { field: 'Idempotency-Key' },
+        });
+      }
+      if (claim.kind === 'replay') {
+        const stored = claim.response;
+        send(res, rid, {
+          status: stored.status,
+          body: stored.body,
+          headers: { ...stored.headers, ...submitHeaders(s, account, false), 'idempotent-replayed': 'true' },
+        });
+        return;
+      }
+      claimed = true;
+    }
+    fault = s.faults.take('generate');
+    if (fault?.when === 'before') {
+      if (fault.delayMs > 0) await sleep(fault.delayMs);
+      if (fault.reset || fault.status !== undefined) {
+        if (claimed && key !== undefined) s.idempotency.release(account.id, key);
+        claimed = false;
+        if (fault.reset) {
+          res.socket?.destroy();
+          return;
+        }
+        send(res, rid, { ...faultReply(fault), headers: { ...faultReply(fault).headers, ...submitHeaders(s, account, estimate) } });
+        return;
+      }
+    }
+    reply = submit(s, account, parsed, rid);
+    if (claimed && key !== undefined) {
+      s.idempotency.complete(account.id, key, { status: reply.status, body: reply.body ?? {}, headers: {} });
+      claimed = false;
+    }
+  } catch (e) {
+    if (claimed && account && key !== undefined) s.idempotency.release(account.id, key);
+    reply = toReply(e);
+  }
+  if (account) reply.headers = { ...reply.headers, ...submitHeaders(s, account, estimate) };
+  if (fault?.when === 'after' && (await applyFault(fault, res, rid))) return;
+  send(res, rid, reply);
+}

@@ -1,0 +1,193 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { WebhookEventType, WebhookPayload } from '@mediagen/core';
+import type { Clock } from './clock.js';
+import { monotonic } from './clock.js';
+import { H, WEBHOOK_USER_AGENT } from './constants.js';
+
+/** One row per attempt, as the settings screen's delivery log shows them. */
+export interface DeliveryRow {
+  account_id: string;
+  generation_id: string;
+  event: WebhookEventType;
+  url: string;
+  attempt: number;
+  delivery_id: string;
+  /** HTTP status of the receiver's answer; null on a transport error. */
+  status: number | null;
+  /** Transport error (timeout, connection refused or reset, DNS); null when an answer came. */
+  error: string | null;
+  response_time_ms: number;
+  started_at: string;
+  /** delivered (2xx/3xx), rejected (4xx, terminal), retrying, failed (3rd attempt failed), abandoned (90 s budget). */
+  outcome: 'pending' | 'delivered' | 'rejected' | 'retrying' | 'failed' | 'abandoned';
+  error_message?: string;
+}
+
+export interface Endpoint {
+  url: string;
+  secret: string;
+}
+
+export const WINDOW_MS = 5_000;
+const WAITS_MS = [0, 1_000, 5_000];
+const BUDGET_MS = 90_000;
+const LOG_CAP = 10_000;
+
+export const sign = (body: Buffer | string, secret: string): string =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+interface AttemptResult {
+  status: number | null;
+  error: string | null;
+}
+
+function post(url: string, body: Buffer, headers: Record<string, string>): { done: Promise<AttemptResult>; abort(): void } {
+  let req: http.ClientRequest | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  const done = new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    const finish = (r: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      resolve(r);
+    };
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      finish({ status: null, error: 'invalid url' });
+      return;
+    }
+    const mod = u.protocol === 'https:' ? https : http;
+    // A fresh connection per attempt: a pooled socket could hide a receiver that hangs up.
+    req = mod.request(u, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) }, agent: false });
+    // The 5-second window runs on real time whatever the timeScale: it is the receiver's budget.
+    timer = setTimeout(() => {
+      finish({ status: null, error: 'timeout' });
+      req?.destroy();
+    }, WINDOW_MS);
+    req.on('response', (res) => {
+      finish({ status: res.statusCode ?? 0, error: null });
+      res.resume();
+      res.on('error', () => undefined);
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      finish({ status: null, error: e.code === 'ECONNRESET' ? 'connection reset' : (e.code ?? e.message) });
+    });
+    req.end(body);
+  });
+  return { done, abort: () => (req as http.ClientRequest | null)?.destroy() };
+}
+
+/**
+ * Delivers generation events with the contract's receiver rules: attempts at 0, +1 s, +5 s
+ * (scaled by timeScale), a real-time 5 s window each, 2xx/3xx success, 4xx terminal,
+ * timeouts/5xx/transport errors retried, the whole chain capped at 90 s (scaled).
+ */
+export class Webhooks {
+  readonly log: DeliveryRow[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly aborts = new Set<() => void>();
+  private epoch = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly timeScale: number,
+  ) {}
+
+  dispatch(accountId: string, endpoints: Endpoint[], event: WebhookEventType, payload: WebhookPayload): void {
+    if (endpoints.length === 0) return;
+    // Same bytes for every attempt and endpoint: receivers de-duplicate on generation_id.
+    const body = Buffer.from(JSON.stringify(payload));
+    for (const ep of endpoints) {
+      void this.chain(accountId, ep, event, payload.generation_id, body, this.epoch);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        resolve();
+      }, ms);
+      this.timers.add(t);
+    });
+  }
+
+  private async chain(accountId: string, ep: Endpoint, event: WebhookEventType, generationId: string, body: Buffer, epoch: number) {
+    const start = monotonic();
+    let last: DeliveryRow | null = null;
+    for (let attempt = 1; attempt <= WAITS_MS.length; attempt++) {
+      const wait = (WAITS_MS[attempt - 1] ?? 0) * this.timeScale;
+      if (attempt > 1) {
+        if (monotonic() + wait - start > BUDGET_MS * this.timeScale) {
+          if (last) {
+            last.outcome = 'abandoned';
+            last.error_message = 'retry budget exhausted';
+          }
+          return;
+        }
+        await this.sleep(wait);
+        if (epoch !== this.epoch) return;
+      }
+      const deliveryId = randomUUID();
+      const row: DeliveryRow = {
+        account_id: accountId,
+        generation_id: generationId,
+        event,
+        url: ep.url,
+        attempt,
+        delivery_id: deliveryId,
+        status: null,
+        error: null,
+        response_time_ms: 0,
+        started_at: new Date(this.clock.now()).toISOString(),
+        outcome: 'pending',
+      };
+      this.push(row);
+      last = row;
+      const t0 = monotonic();
+      const p = post(ep.url, body, {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        [H.signature]: sign(body, ep.secret),
+        [H.event]: event,
+        [H.deliveryId]: deliveryId,
+      });
+      this.aborts.add(p.abort);
+      const r = await p.done;
+      this.aborts.delete(p.abort);
+      if (epoch !== this.epoch) return;
+      row.status = r.status;
+      row.error = r.error;
+      row.response_time_ms = Math.round(monotonic() - t0);
+      if (r.status !== null && r.status >= 200 && r.status < 400) {
+        row.outcome = 'delivered';
+        return;
+      }
+      if (r.status !== null && r.status >= 400 && r.status < 500) {
+        row.outcome = 'rejected';
+        return;
+      }
+      row.outcome = attempt === WAITS_MS.length ? 'failed' : 'retrying';
+    }
+  }
+
+  private push(row: DeliveryRow): void {
+    this.log.push(row);
+    if (this.log.length > LOG_CAP) this.log.splice(0, this.log.length - LOG_CAP);
+  }
+
+  /** Drops every pending retry and in-flight attempt (reset and close). */
+  clear(): void {
+    this.epoch++;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const a of this.aborts) a();
+    this.aborts.clear();
+    this.log.length = 0;
+  }
+}
