@@ -1,4 +1,6 @@
 import { ConfigurationError } from './errors';
+import { Gate } from './gate/gate';
+import { MemoryGateStore, type GateStore } from './gate/store';
 import { Transport, type RetryInfo } from './http/transport';
 import { Credits } from './resources/credits';
 import { Generations } from './resources/generations';
@@ -27,12 +29,20 @@ export interface ClientOptions {
   modelsTtlMs?: number;
   /** Observes each resend (attempt number, wait, error). */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Keep submits under the account's per-minute rate and `max_concurrent` (read from the
+   * models or credits response): `true` for an in-memory gate, or a shared `GateStore`.
+   * Default off.
+   */
+  gate?: boolean | GateStore;
 }
 
 export class MediaGenClient {
   readonly generations: Generations;
   readonly models: Models;
   readonly credits: Credits;
+  /** The account gate (`gate` option); `gate.settle(id)` frees a slot a webhook reported. */
+  readonly gate: Gate;
   readonly baseUrl: string;
 
   constructor(options: ClientOptions = {}) {
@@ -64,8 +74,15 @@ export class MediaGenClient {
       retryConcurrencyLimit: options.retryConcurrencyLimit ?? false,
       onRetry: options.onRetry,
     });
-    this.models = new Models(transport, options.modelsTtlMs);
-    this.credits = new Credits(transport);
-    this.generations = new Generations(transport, this.models);
+    const store = options.gate === true ? new MemoryGateStore() : options.gate || undefined;
+    const gate = new Gate(store, async () => (await this.models.cachedList()).rate_limit);
+    this.gate = gate;
+    this.models = new Models(transport, options.modelsTtlMs, (list) => gate.observe(list.rate_limit));
+    this.credits = new Credits(transport, (summary) => gate.observe(summary.rate_limit));
+    this.generations = new Generations(transport, this.models, {
+      validate: options.validate ?? true,
+      gate,
+      fetch: options.fetch ? options.fetch : (input, init) => globalThis.fetch(input, init),
+    });
   }
 }

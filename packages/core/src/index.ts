@@ -11,3 +11,6 @@ export { MemoryDedupeStore, type WebhookDedupeStore, type DedupeClaim, type Memo
 export { validateParams } from './params/validate';
 export { quotePrice, creditsForQuality, creditsForReferences, ENHANCE_CREDITS, type PriceQuote } from './params/pricing';
 export { parseOutputLink, isExpired, type OutputLink } from './links/output-link';
+export { Gate } from './gate/gate';
+export { MemoryGateStore, type GateStore, type GateLimits, type GateGrant, type MemoryGateStoreOptions } from './gate/store';
+export type { DownloadOptions } from './resources/generations';

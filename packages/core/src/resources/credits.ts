@@ -5,12 +5,16 @@ import type { CreditsSummary } from '../types';
 /** `GET /api/v1/credits`: a lightweight read of the wallet. */
 export class Credits {
   readonly #transport: Transport;
-  constructor(transport: Transport) {
+  readonly #onRead: ((summary: CreditsSummary) => void) | undefined;
+  /** `onRead` sees every summary read (the gate reads `rate_limit` from it). */
+  constructor(transport: Transport, onRead?: (summary: CreditsSummary) => void) {
     this.#transport = transport;
+    this.#onRead = onRead;
   }
 
   async get(options?: RequestOptions): Promise<CreditsSummary & ResponseMeta> {
     const { data, meta } = await this.#transport.request<CreditsSummary>({ method: 'GET', path: '/api/v1/credits', ...options });
+    this.#onRead?.(data);
     return withMeta(data, meta);
   }
 }

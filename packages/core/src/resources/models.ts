@@ -11,9 +11,18 @@ export class Models {
   #cached: { list: ModelList; bySlug: Map<string, Model>; at: number } | undefined;
   #pending: Promise<ModelList> | undefined;
 
-  constructor(transport: Transport, ttlMs = DEFAULT_TTL_MS) {
+  readonly #onList: ((list: ModelList) => void) | undefined;
+
+  /** `onList` sees every list fetched (the gate reads `rate_limit` from it). */
+  constructor(transport: Transport, ttlMs = DEFAULT_TTL_MS, onList?: (list: ModelList) => void) {
     this.#transport = transport;
     this.#ttlMs = ttlMs;
+    this.#onList = onList;
+  }
+
+  /** The cached list as it stands (stale or not); never sends a request. */
+  get cached(): ModelList | undefined {
+    return this.#cached?.list;
   }
 
   /** Always asks the service, and refreshes the cache. The list is the account's own allowlist. */
@@ -52,5 +61,6 @@ export class Models {
   #store(list: ModelList): void {
     const models = Array.isArray(list.models) ? list.models : [];
     this.#cached = { list, bySlug: new Map(models.map((m) => [m.slug, m])), at: Date.now() };
+    this.#onList?.(list);
   }
 }

@@ -43,13 +43,12 @@ const running = new Map<string, Promise<unknown>>();
  */
 export async function handleWebhook(request: Request, options: HandleWebhookOptions): Promise<Response> {
   const deadline = Date.now() + (options.deadlineMs ?? 4_000);
-  if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED', 'Webhooks are delivered with POST.');
+  if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED');
   let body: Uint8Array;
   try {
     body = await readBody(request, options.maxBodyBytes ?? 1_048_576);
   } catch (error) {
-    const tooLarge = error === TOO_LARGE;
-    return reply(tooLarge ? 413 : 400, tooLarge ? 'WEBHOOK_BODY_TOO_LARGE' : 'WEBHOOK_BODY_UNREADABLE', 'The body could not be read.');
+    return error === TOO_LARGE ? reply(413, 'WEBHOOK_BODY_TOO_LARGE') : reply(400, 'WEBHOOK_BODY_UNREADABLE');
   }
   let event: WebhookEvent;
   try {
@@ -66,7 +65,7 @@ export async function handleWebhook(request: Request, options: HandleWebhookOpti
     const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
     // A missing secret or crypto is the receiver's fault: 5xx keeps the delivery alive.
     const status = code === 'WEBHOOK_SECRET_MISSING' || code === 'WEBHOOK_CRYPTO_UNAVAILABLE' ? 500 : code === 'WEBHOOK_PAYLOAD_INVALID' ? 400 : 401;
-    return reply(status, code, status === 401 ? 'Invalid or missing signature.' : 'The delivery could not be verified.');
+    return reply(status, code);
   }
 
   const store = options.dedupe === false ? undefined : (options.dedupe ?? (sharedStore ??= new MemoryDedupeStore()));
@@ -77,16 +76,16 @@ export async function handleWebhook(request: Request, options: HandleWebhookOpti
     for (;;) {
       const claim = await store.claim(key, LEASE_MS);
       if (claim === 'claimed') return await dispatch(request, options, event, deadline, store, key);
-      if (claim === 'seen') return reply(200, 'DUPLICATE', 'Already handled.', true);
+      if (claim === 'seen') return reply(200, 'DUPLICATE');
       // Another delivery of the same event is running: wait for it, then ask again.
       const left = deadline - Date.now();
-      if (left <= 0) return reply(503, 'WEBHOOK_IN_PROGRESS', 'The same event is still being handled.');
+      if (left <= 0) return reply(503, 'WEBHOOK_IN_PROGRESS');
       const other = running.get(key);
       await within(other ?? new Promise(() => {}), other ? left : Math.min(left, POLL_MS));
     }
   } catch (error) {
     report(options, error, event);
-    return reply(500, 'WEBHOOK_DEDUPE_FAILED', 'The de-duplication store failed.');
+    return reply(500, 'WEBHOOK_DEDUPE_FAILED');
   }
 }
 
@@ -133,9 +132,8 @@ async function dispatch(
     Promise.race([outcome, acknowledged.then(markSeen).then(() => true)]),
     deadline - Date.now(),
   );
-  if (answer === true) return reply(200, 'OK', 'Handled.');
-  if (answer === false) return reply(500, 'WEBHOOK_HANDLER_FAILED', 'The handler failed; the delivery will be retried.');
-  return reply(503, 'WEBHOOK_HANDLER_TIMEOUT', 'The handler is still running; the delivery will be retried.');
+  // 5xx on failure or timeout: the service retries, and the retry finds the outcome.
+  return answer === true ? reply(200) : answer === false ? reply(500, 'WEBHOOK_HANDLER_FAILED') : reply(503, 'WEBHOOK_HANDLER_TIMEOUT');
 }
 
 /** `promise`'s value, or `undefined` if `ms` pass first. Never leaves a timer behind. */
@@ -175,9 +173,10 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
   return out;
 }
 
-function reply(status: number, code: string, message: string, duplicate?: boolean): Response {
-  const body = status < 300 ? { received: true, ...(duplicate ? { duplicate } : {}) } : { error: code, message };
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+/** A small JSON answer; the service logs only the status, so error bodies carry just the code. */
+function reply(status: number, code?: string): Response {
+  const body = status > 299 ? { error: code } : code ? { received: true, duplicate: true } : { received: true };
+  return Response.json(body, { status });
 }
 
 function report(options: HandleWebhookOptions, error: unknown, event?: WebhookEvent): void {

@@ -18,7 +18,6 @@ export function isParsedBody(body: unknown): boolean {
 
 /** How to get the raw body in each supported framework. */
 export const RAW_BODY_HELP =
-  'The webhook signature covers the exact raw bytes, so pass the raw body (string or bytes), not a parsed object. ' +
-  "Express: mount express.raw({ type: 'application/json' }) on the webhook route, before (or instead of) express.json(). " +
-  'Next.js: in the route handler use await request.text(). ' +
-  'NestJS: create the app with NestFactory.create(AppModule, { rawBody: true }) and read req.rawBody.';
+  'Pass the raw body (string or bytes), not a parsed object: the signature covers the exact bytes. ' +
+  "Express: express.raw({ type: 'application/json' }) on the route, before express.json(). " +
+  'Next.js: await request.text(). NestJS: NestFactory.create(AppModule, { rawBody: true }), then req.rawBody.';

@@ -41,17 +41,13 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
     (s): s is string => typeof s === 'string' && s !== '',
   );
   if (list.length === 0) {
-    throw new WebhookVerificationError(
-      'No webhook secret configured.',
-      'WEBHOOK_SECRET_MISSING',
-      'Pass the signing secret shown in Settings > API & Webhooks (for example from MEDIAGEN_WEBHOOK_SECRET).',
-    );
+    throw new WebhookVerificationError('No webhook secret configured.', 'WEBHOOK_SECRET_MISSING');
   }
   const bytes = rawBytes(body);
   const match = typeof signature === 'string' ? SIGNATURE.exec(signature) : null;
   if (!match) {
     throw new WebhookVerificationError(
-      signature ? 'The signature header is not of the form sha256=<hex>.' : 'The signature header is missing.',
+      signature ? 'Malformed signature header.' : 'Missing signature header.',
       signature ? 'WEBHOOK_SIGNATURE_INVALID' : 'WEBHOOK_SIGNATURE_MISSING',
     );
   }
@@ -63,20 +59,16 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
     valid = ok || valid;
   }
   if (!valid) {
-    throw new WebhookVerificationError(
-      'The signature does not match the body for any configured secret.',
-      'WEBHOOK_SIGNATURE_INVALID',
-      'Check the secret (rotated recently?) and that the body reaches the handler unmodified.',
-    );
+    throw new WebhookVerificationError('The signature matches no configured secret.');
   }
-  let data: WebhookPayload;
+  let data: WebhookPayload | undefined;
   try {
     data = JSON.parse(new TextDecoder().decode(bytes)) as WebhookPayload;
   } catch {
-    data = undefined as unknown as WebhookPayload;
+    // Reported below, like any other non-object.
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new WebhookVerificationError('The signed body is not a JSON object.', 'WEBHOOK_PAYLOAD_INVALID');
+    throw new WebhookVerificationError('Body is not a JSON object.', 'WEBHOOK_PAYLOAD_INVALID');
   }
   const header = typeof event === 'string' ? event.trim() : '';
   const type = header || (typeof data.status === 'string' ? `generation.${data.status}` : 'unknown');
@@ -96,8 +88,7 @@ function rawBytes(body: unknown): Uint8Array {
   if (body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  if (isParsedBody(body)) throw new WebhookVerificationError(RAW_BODY_HELP, 'WEBHOOK_BODY_PARSED', RAW_BODY_HELP);
-  throw new WebhookVerificationError('The webhook body is missing.', 'WEBHOOK_BODY_MISSING', RAW_BODY_HELP);
+  throw new WebhookVerificationError(RAW_BODY_HELP, isParsedBody(body) ? 'WEBHOOK_BODY_PARSED' : 'WEBHOOK_BODY_MISSING');
 }
 
 function fromHex(hex: string): Uint8Array {
@@ -107,8 +98,5 @@ function fromHex(hex: string): Uint8Array {
 }
 
 function fail(cause: unknown): never {
-  throw new WebhookVerificationError(
-    `The HMAC could not be computed: ${cause instanceof Error ? cause.message : String(cause)}`,
-    'WEBHOOK_CRYPTO_UNAVAILABLE',
-  );
+  throw new WebhookVerificationError(`HMAC failed: ${String(cause)}`, 'WEBHOOK_CRYPTO_UNAVAILABLE');
 }
