@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeScene } from '../src/media/scene.js';
+import { readGif, readPng } from './decode.js';
+import { emulator, expectErrorShape, type Emu } from './helpers.js';
+
+let emu: Emu;
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(() => emu.close());
+
+const run = async (body: Record<string, unknown>) => {
+  const s = await emu.submit(body);
+  expect(s.status, JSON.stringify(s.body)).toBe(202);
+  return emu.wait(s.body.generation_id);
+};
+
+const LINK = /^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/output\/([0-9a-f-]{36})\/(\d+)\/([\w-]+)\/(\d+)\/([\w.-]+)$/;
+
+describe('signed output links', () => {
+  it('shape, 3-day validity, no Authorization needed, one link per result', async () => {
+    const g = await run({ model: 'image-fast', prompt: 'harbour', number_results: 2, seed: 5 });
+    expect(g.body.status).toBe('completed');
+    expect(g.body.output_urls).toHaveLength(2);
+    expect(g.body.output_url).toBe(g.body.output_urls[0]);
+    const m = LINK.exec(g.body.output_url) as RegExpExecArray;
+    expect(m).not.toBeNull();
+    expect(m[1]).toBe(g.body.generation_id);
+    const exp = Number(m[2]) * 1000;
+    expect(Math.abs(exp - (Date.now() + 3 * 86_400_000))).toBeLessThan(5000);
+    expect(m[4]).toBe('0');
+    expect(m[5]).toBe('image-fast-1.png');
+    const file = await emu.fetchRaw(g.body.output_url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    expect(file.headers.get('x-request-id')).toMatch(/^req_/);
+    const second = await emu.fetchRaw(g.body.output_urls[1]);
+    expect(second.status).toBe(200);
+    expect(Buffer.compare(file.raw, second.raw)).not.toBe(0);
+  });
+
+  it('a bad signature is 403 LINK_INVALID; an altered index or id too', async () => {
+    const g = await run({ model: 'image-fast', prompt: 'x', seed: 1 });
+    const url: string = g.body.output_url;
+    const [, id, exp, sig] = LINK.exec(url) as RegExpExecArray;
+    const tampered = url.replace(`/${sig}/`, `/${(sig as string).slice(0, -2)}xx/`);
+    for (const u of [tampered, url.replace(`/${exp}/`, `/${Number(exp) + 10}/`), url.replace('/0/image-fast-1.png', '/1/image-fast-2.png')]) {
+      const r = await emu.fetchRaw(u);
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe('LINK_INVALID');
+      expectErrorShape(r);
+    }
+    expect(id).toBe(g.body.generation_id);
+  });
+
+  it('expired after 3 days on the emulator clock: 410 LINK_EXPIRED; polling again gives a fresh link', async () => {
+    const g = await run({ model: 'image-fast', prompt: 'x', seed: 2 });
+    await emu.control('POST', '/clock', { advanceMs: 3 * 86_400_000 + 2000 });
+    const r = await emu.fetchRaw(g.body.output_url);
+    expect(r.status).toBe(410);
+    expect(r.body.error).toBe('LINK_EXPIRED');
+    expectErrorShape(r);
+    const again = await emu.get(g.body.generation_id);
+    expect(again.body.output_url).not.toBe(g.body.output_url);
+    expect((await emu.fetchRaw(again.body.output_url)).status).toBe(200);
+    await emu.control('POST', '/clock', { advanceMs: 1500 });
+    const third = await emu.get(g.body.generation_id);
+    expect(third.body.output_url).not.toBe(again.body.output_url);
+  });
+
+  it('failed generations have no links; unknown ids are 404', async () => {
+    const g = await run({ model: 'image-fast', prompt: 'x [[flag]]' });
+    expect(g.body.output_url).toBeNull();
+    const r = await emu.get('0b3c5f8e-6a52-4b43-9a51-3a8f0d2c1e77');
+    expect(r.status).toBe(404);
+    expect(r.body.error).toBe('NOT_FOUND');
+    expectErrorShape(r);
+  });
+});
+
+describe('real media', () => {
+  it('image: a PNG of the requested size, a picture not a blank, deterministic per seed+params', async () => {
+    const a = await run({ model: 'image-fast', prompt: 'a fox', aspect_ratio: '16:9', seed: 77 });
+    const b = await run({ model: 'image-fast', prompt: 'a fox', aspect_ratio: '16:9', seed: 77 });
+    const c = await run({ model: 'image-fast', prompt: 'a fox', aspect_ratio: '16:9', seed: 78 });
+    const fa = (await emu.fetchRaw(a.body.output_url)).raw;
+    const fb = (await emu.fetchRaw(b.body.output_url)).raw;
+    const fc = (await emu.fetchRaw(c.body.output_url)).raw;
+    expect(fa.equals(fb)).toBe(true);
+    expect(fa.equals(fc)).toBe(false);
+    const png = readPng(fa);
+    expect([png.width, png.height]).toEqual([1344, 768]);
+    expect(png.colours).toBe(256);
+    expect(new Set(png.pixels).size).toBeGreaterThan(60);
+    const pro = await run({ model: 'image-pro', prompt: 'x', size: '1536x1024' });
+    const pp = readPng((await emu.fetchRaw(pro.body.output_url)).raw);
+    expect([pp.width, pp.height]).toEqual([1536, 1024]);
+    const legacy = await run({ model: 'legacy-image', prompt: 'x' });
+    expect(readPng((await emu.fetchRaw(legacy.body.output_url)).raw).width).toBe(512);
+  });
+
+  it('video: an animated, looping GIF at a quarter of the matrix dimensions, 4 fps for the duration', async () => {
+    const v = await run({ model: 'video-standard', prompt: 'waves', resolution: '1080p', aspect_ratio: '9:16', duration: 5, seed: 9 });
+    expect(v.body.status).toBe('completed');
+    const f = await emu.fetchRaw(v.body.output_url);
+    expect(f.headers.get('content-type')).toBe('image/gif');
+    const gif = readGif(f.raw);
+    expect([gif.width, gif.height]).toEqual([270, 480]);
+    expect(gif.frames).toHaveLength(20);
+    expect(gif.loops).toBe(true);
+    // the LZW stream decodes to exactly the frame the scene renders
+    const seedScene = gif.frames[0] as Uint8Array;
+    expect(seedScene.length).toBe(270 * 480);
+    expect(Buffer.from(gif.frames[0] as Uint8Array).equals(Buffer.from(gif.frames[5] as Uint8Array))).toBe(false);
+  });
+
+  it('GIF LZW round-trips a scene exactly', async () => {
+    const { renderGif } = await import('../src/media/gif.js');
+    const gif = readGif(renderGif(200, 120, 0.5, 1234));
+    const frame = makeScene(1234).render(200, 120, 0);
+    expect(Buffer.from(gif.frames[0] as Uint8Array).equals(Buffer.from(frame))).toBe(true);
+  });
+
+  it('audio: a playable 16-bit PCM WAV of the requested duration', async () => {
+    const a = await run({ model: 'audio-voice', prompt: 'hello', duration: 3 });
+    const f = await emu.fetchRaw(a.body.output_url);
+    expect(f.headers.get('content-type')).toBe('audio/wav');
+    const w = f.raw;
+    expect(w.toString('latin1', 0, 4)).toBe('RIFF');
+    expect(w.toString('latin1', 8, 12)).toBe('WAVE');
+    expect(w.readUInt16LE(20)).toBe(1);
+    const rate = w.readUInt32LE(24);
+    expect(w.readUInt32LE(40) / 2 / rate).toBe(3);
+    let peak = 0;
+    for (let i = 44; i < w.length; i += 2) peak = Math.max(peak, Math.abs(w.readInt16LE(i)));
+    expect(peak).toBeGreaterThan(5000);
+  });
+
+  it('text: text/plain that echoes the prompt', async () => {
+    const t = await run({ model: 'text-writer', prompt: 'mountain cafe' });
+    const f = await emu.fetchRaw(t.body.output_url);
+    expect(f.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(f.raw.toString('utf8')).toContain('mountain cafe');
+    expect(t.body.output_url).toMatch(/text-writer-1\.txt$/);
+  });
+});
