@@ -52,11 +52,11 @@ export async function run() {
     {
       id: 'bundle-core',
       what: 'Bundle: import * (whole client), min+gz',
-      ours: core.error ? `error: ${core.error}` : `${fmt.bytes(core.gz)} gz (${fmt.bytes(core.min)} min)`,
+      ours: core.error ? `error: ${core.error}` : `${core.gz} B gz (${fmt.bytes(core.min)} min)`,
       peers: Object.fromEntries(Object.entries(peers).map(([p, s]) => [p, cell(s)])),
       floor: '—',
       ratio: Number.isFinite(smallest) ? `peers are ${smallest.toFixed(1)}×–${Math.max(...Object.values(ratios)).toFixed(1)}× ours` : 'n/a',
-      target: '< 10 KB gz',
+      target: '< 10 KB (10,240 B) gz',
       status: core.error ? 'not measured' : core.gz < CORE_BUDGET ? 'pass' : 'miss',
       note: 'esbuild --bundle --minify --platform=node --format=esm, gzip -9; node builtins external',
     },
@@ -77,11 +77,11 @@ export async function run() {
     verifyRow = {
       id: 'bundle-verify',
       what: 'Bundle: import { verifyWebhook } alone',
-      ours: `${fmt.bytes(verifyOnly.gz)} gz (${fmt.bytes(verifyOnly.min)} min)`,
+      ours: `${verifyOnly.gz} B gz (${fmt.bytes(verifyOnly.min)} min)`,
       peers: {},
       floor: '—',
       ratio: core.error ? 'n/a' : `${(verifyOnly.gz / core.gz).toFixed(2)}× the whole core`,
-      target: '< 2 KB gz',
+      target: '< 2 KB (2,048 B) gz',
       status: verifyOnly.gz < VERIFY_BUDGET ? 'pass' : 'miss',
       note: 'tree-shaking check',
     };

@@ -9,8 +9,10 @@ const KEY = 'svc_live_bench_overhead';
 const ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
 
 export async function run({ quick }) {
-  const rounds = quick ? 6 : 20;
-  const perRound = 100; // full: 20 rounds x 100 = 2,000 calls each side, after 3 warm-up rounds
+  // Short rounds, many of them: each ratio pairs two samples taken milliseconds apart, so a
+  // burst of load from elsewhere on the machine skews one round, not the median.
+  const rounds = quick ? 30 : 100;
+  const perRound = 20; // full: 100 rounds x 20 = 2,000 calls each side, after warm-up rounds
   const server = await startChild(here('./child/minimal-server.mjs'));
   try {
     const baseUrl = `http://127.0.0.1:${server.info.port}`;
@@ -31,7 +33,7 @@ export async function run({ quick }) {
           sink += g.credits_used;
         }),
     };
-    const { samples } = await interleave({ cases, rounds, warmup: 3, opsPerSample: perRound });
+    const { samples } = await interleave({ cases, rounds, warmup: 10, opsPerSample: perRound });
     const s = summarize(samples, 'floor');
     const r = s.ours.ratioToFloor;
     if (!sink) throw new Error('no work done');

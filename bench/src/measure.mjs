@@ -86,6 +86,8 @@ export const fmt = {
   },
   bytes(b) {
     if (!Number.isFinite(b)) return 'n/a';
-    return b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KB`;
+    if (b < 1024) return `${b} B`;
+    if (b < 1024 * 1024) return `${(b / 1024).toFixed(1)} KB`;
+    return `${(b / 2 ** 20).toFixed(1)} MB`;
   },
 };
