@@ -1,0 +1,142 @@
+import { signWebhook } from '@mediagen/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GenerationStore } from '../src/store.js';
+import { OLD_SECRET, SECRET, eventually, startStack, type Stack } from './support/stack.js';
+
+const stacks: Stack[] = [];
+async function stack(...args: Parameters<typeof startStack>) {
+  const s = await startStack(...args);
+  stacks.push(s);
+  return s;
+}
+afterEach(async () => {
+  await Promise.all(stacks.splice(0).map((s) => s.close()));
+});
+
+async function settled(s: Stack, id: string) {
+  return eventually(async () => (await s.list()).find((g) => g.generation_id === id && (g.status === 'completed' || g.status === 'failed')));
+}
+
+describe('express-sample against the emulator, over HTTP', () => {
+  it('a generation submitted through the app completes, learnt from its webhook, which lands once', async () => {
+    const s = await stack();
+    const submitted = await s.submit({ model: 'image-fast', prompt: 'a lighthouse at dusk', seed: 3 });
+    expect(submitted.status).toBe(202);
+    expect(submitted.body).toMatchObject({ status: 'pending', model: 'image-fast', pricing_source: 'catalog_default' });
+    const id = submitted.body.generation_id as string;
+
+    const [pending] = await s.list();
+    expect(pending).toMatchObject({ generation_id: id, prompt: 'a lighthouse at dusk', source: 'submit' });
+
+    const done = await settled(s, id);
+    expect(done).toMatchObject({ status: 'completed', source: 'webhook', webhooks: 1, credits: expect.any(Number) });
+    expect(done.output_url).toMatch(/\/api\/v1\/output\//);
+    const image = await fetch(done.output_url!);
+    expect(image.headers.get('content-type')).toMatch(/^image\//);
+
+    const deliveries = await s.deliveries(id);
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ attempt: 1, status: 200, outcome: 'delivered', url: s.webhookUrl });
+  });
+
+  it('lists newest first', async () => {
+    const s = await stack();
+    const a = await s.submit({ model: 'image-fast', prompt: 'first' });
+    const b = await s.submit({ model: 'image-fast', prompt: 'second' });
+    const ids = (await s.list()).map((g) => g.generation_id);
+    expect(ids).toEqual([b.body.generation_id, a.body.generation_id]);
+  });
+
+  it('a failed generation is shown with its error', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'a cat [[fail:model_unavailable]]' });
+    const failed = await settled(s, body.generation_id);
+    expect(failed).toMatchObject({ status: 'failed', output_url: null, error: { code: 'model_unavailable' }, credits: 0, source: 'webhook' });
+  });
+
+  it('a duplicate or replayed delivery changes nothing; a bad signature is refused with 401', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'duplicates' });
+    const done = await settled(s, body.generation_id);
+    const before = await s.list();
+
+    const raw = JSON.stringify({ generation_id: done.generation_id, status: 'failed', model: 'image-fast', output_url: null, output_urls: null, credits_charged: 0, duration_ms: 1, completed_at: new Date().toISOString(), error_code: 'unknown', error_message: 'replayed', retryable: false });
+    const send = async (signature: string, event = 'generation.completed') =>
+      fetch(s.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-event': event }, body: raw });
+
+    expect((await send(await signWebhook(raw, SECRET))).status).toBe(200); // same generation + type: a duplicate
+    expect((await send(await signWebhook(raw, 'whsec_attacker'))).status).toBe(401);
+    expect((await send('sha256=' + '0'.repeat(64), 'generation.failed')).status).toBe(401);
+    expect(await s.list()).toEqual(before);
+  });
+
+  it('rotation: endpoints signing with the old and the new secret are both accepted, the event recorded once', async () => {
+    const s = await stack({ appSecrets: [OLD_SECRET, SECRET], endpointSecrets: [OLD_SECRET, SECRET] });
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'rotation' });
+    await settled(s, body.generation_id);
+    const deliveries = await eventually(async () => {
+      const rows = await s.deliveries(body.generation_id);
+      return rows.length === 2 && rows;
+    });
+    expect(deliveries.map((d) => d.status)).toEqual([200, 200]);
+    expect((await s.list())[0]).toMatchObject({ status: 'completed', webhooks: 1 });
+  });
+
+  it('an app still on the old secret alone refuses the new one with a 4xx, which the service does not retry', async () => {
+    const s = await stack({ appSecrets: [OLD_SECRET], endpointSecrets: [SECRET] });
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'stale secret' });
+    const [row] = await eventually(async () => {
+      const rows = await s.deliveries(body.generation_id);
+      return rows.length > 0 && rows[0]!.outcome !== 'pending' && rows;
+    });
+    expect(row).toMatchObject({ attempt: 1, status: 401, outcome: 'rejected' });
+    expect((await s.list())[0]).toMatchObject({ status: 'pending', webhooks: 0 });
+  });
+
+  it('when no webhook comes, polling finds the result (receiver rule 8)', async () => {
+    const s = await stack({ endpointSecrets: [], poller: { intervalMs: 50, staleAfterMs: 100 } });
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'no webhook' });
+    const done = await settled(s, body.generation_id);
+    expect(done).toMatchObject({ status: 'completed', source: 'poll', webhooks: 0 });
+    expect(done.output_urls).toHaveLength(1);
+  });
+
+  it('a restart loses nothing, and a delivery after it is still a duplicate', async () => {
+    const first = await stack();
+    const { body } = await first.submit({ model: 'image-fast', prompt: 'survives restarts' });
+    await settled(first, body.generation_id);
+    const snapshot = await first.list();
+    first.store.close();
+
+    const reopened = new GenerationStore(first.dbFile);
+    try {
+      expect(reopened.list()).toEqual(snapshot);
+      const again = reopened.applyWebhook({
+        type: 'generation.completed',
+        deliveryId: 'later',
+        data: { generation_id: body.generation_id, status: 'completed', model: 'image-fast', output_url: 'x', output_urls: ['x'], credits_charged: 999, duration_ms: 1, completed_at: '2030-01-01T00:00:00.000Z' },
+      });
+      expect(again).toBe(false);
+      expect(reopened.list()).toEqual(snapshot);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('submit errors come back with the spec error body', async () => {
+    const s = await stack();
+    const blocked = await s.submit({ model: 'image-fast', prompt: 'nope [[blocked]]' });
+    expect(blocked.status).toBe(400);
+    expect(blocked.body).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION', request_id: expect.stringMatching(/^req_/) });
+    expect(await s.list()).toEqual([]);
+  });
+
+  it('serves the page with no external assets', async () => {
+    const s = await stack();
+    const res = await fetch(s.origin + '/');
+    const html = await res.text();
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(html).toContain('<form');
+    expect(html).not.toMatch(/(src|href)=["']https?:/);
+  });
+});

@@ -1,0 +1,202 @@
+import { signWebhook, type WebhookEvent } from '@mediagen/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deliver, makePayload } from './delivery';
+
+/** What the suite asks an adapter to serve: its webhook receiver, configured with these options. */
+export interface WebhookAdapterOptions {
+  secrets: string[];
+  onEvent(event: WebhookEvent): unknown;
+  /** Body size limit in bytes. */
+  limit: number;
+}
+
+export interface StartedAdapter {
+  /** Full URL of the webhook route. */
+  url: string;
+  close(): Promise<void> | void;
+}
+
+export interface WebhookConformanceTarget {
+  /** Shown in the test names, e.g. "express 5". */
+  name: string;
+  /** Starts a real HTTP server with the adapter's receiver on a free port. */
+  start(options: WebhookAdapterOptions): Promise<StartedAdapter>;
+}
+
+export const OLD_SECRET = 'whsec_conformance_old';
+export const NEW_SECRET = 'whsec_conformance_new';
+export const LIMIT = 64 * 1024;
+
+/**
+ * The webhook behaviour every adapter must have (spec: Events, receiver rules), over real HTTP.
+ * One call per adapter and framework version: `describeWebhookConformance({ name, start })`.
+ */
+export function describeWebhookConformance(target: WebhookConformanceTarget): void {
+  describe(`webhook conformance: ${target.name}`, () => {
+    let server: StartedAdapter;
+    let events: WebhookEvent[] = [];
+    let behaviour: (event: WebhookEvent) => unknown = () => {};
+    const handled = (id: string) => events.filter((e) => e.data.generation_id === id);
+
+    beforeAll(async () => {
+      server = await target.start({
+        secrets: [OLD_SECRET, NEW_SECRET],
+        limit: LIMIT,
+        onEvent: async (event) => {
+          await behaviour(event);
+          events.push(event);
+        },
+      });
+    });
+    afterAll(async () => server?.close());
+    beforeEach(() => {
+      events = [];
+      behaviour = () => {};
+    });
+
+    it('a valid delivery is answered 200 and handled once, with the typed event', async () => {
+      const payload = makePayload();
+      const res = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect(res.status).toBe(200);
+      expect(handled(payload.generation_id)).toHaveLength(1);
+      const [event] = events;
+      expect(event!.type).toBe('generation.completed');
+      expect(event!.data).toEqual(payload);
+      expect(typeof event!.deliveryId).toBe('string');
+    });
+
+    it('a failed-generation event is delivered with its error fields', async () => {
+      const payload = makePayload({ status: 'failed', output_url: null, output_urls: null, credits_charged: 0, error_code: 'model_unavailable', error_message: 'busy', retryable: true });
+      const res = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect(res.status).toBe(200);
+      expect(events.map((e) => [e.type, e.data.error_code])).toEqual([['generation.failed', 'model_unavailable']]);
+    });
+
+    it('a duplicate delivery (new delivery id, same generation) is answered 2xx and not handled again', async () => {
+      const payload = makePayload();
+      const first = await deliver(server.url, payload, { secret: NEW_SECRET });
+      const second = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(handled(payload.generation_id)).toHaveLength(1);
+    });
+
+    it('concurrent duplicates run the handler once', async () => {
+      behaviour = () => new Promise((resolve) => setTimeout(resolve, 150));
+      const payload = makePayload();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(server.url, payload, { secret: NEW_SECRET })));
+      for (const res of answers) expect(res.status).toBeLessThan(300);
+      expect(handled(payload.generation_id)).toHaveLength(1);
+    });
+
+    it('a bad signature gets a 4xx (terminal) and the handler never runs', async () => {
+      const payload = makePayload();
+      const res = await deliver(server.url, payload, { secret: 'whsec_someone_else' });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect((await res.json()).error).toMatch(/SIGNATURE/);
+      expect(events).toHaveLength(0);
+    });
+
+    it('a body changed after signing is refused', async () => {
+      const payload = makePayload();
+      const signed = JSON.stringify(payload);
+      const res = await deliver(server.url, signed.replace('"credits_charged":4', '"credits_charged":0'), {
+        secret: null,
+        signature: await signatureOf(signed),
+      });
+      expect(res.status).toBe(401);
+      expect(events).toHaveLength(0);
+    });
+
+    it('a missing signature gets a 4xx and the handler never runs', async () => {
+      const res = await deliver(server.url, makePayload(), { secret: null });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(events).toHaveLength(0);
+    });
+
+    it('during a rotation both the old and the new secret are accepted', async () => {
+      const a = makePayload();
+      const b = makePayload();
+      expect((await deliver(server.url, a, { secret: OLD_SECRET })).status).toBe(200);
+      expect((await deliver(server.url, b, { secret: NEW_SECRET })).status).toBe(200);
+      expect(events.map((e) => e.data.generation_id)).toEqual([a.generation_id, b.generation_id]);
+    });
+
+    it('a handler that throws gets a 5xx, and the retry runs it again', async () => {
+      let calls = 0;
+      behaviour = () => {
+        calls += 1;
+        if (calls === 1) throw new Error('database down');
+      };
+      const payload = makePayload();
+      const first = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect(first.status).toBeGreaterThanOrEqual(500);
+      const retry = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect(retry.status).toBe(200);
+      expect(calls).toBe(2);
+      expect(handled(payload.generation_id)).toHaveLength(1);
+      const again = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect(again.status).toBe(200);
+      expect(calls).toBe(2);
+    });
+
+    it('an oversized body gets 413 and the handler never runs', async () => {
+      const payload = makePayload({ padding: 'x'.repeat(LIMIT * 4) });
+      const res = await deliver(server.url, payload, { secret: NEW_SECRET });
+      expect(res.status).toBe(413);
+      expect(events).toHaveLength(0);
+      // The refused body does not break the connection for the next delivery.
+      expect((await deliver(server.url, makePayload(), { secret: NEW_SECRET })).status).toBe(200);
+    });
+
+    it('an oversized body sent without Content-Length (chunked) gets 413 too', async () => {
+      const raw = JSON.stringify(makePayload({ padding: 'x'.repeat(LIMIT * 4) }));
+      const bytes = new TextEncoder().encode(raw);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 16 * 1024) controller.enqueue(bytes.slice(i, i + 16 * 1024));
+          controller.close();
+        },
+      });
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': await signatureOf(raw), 'x-service-event': 'generation.completed' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(events).toHaveLength(0);
+    });
+
+    it('a wrong content type gets 415 or 400 and the handler never runs', async () => {
+      const res = await deliver(server.url, makePayload(), { secret: NEW_SECRET, contentType: 'text/plain' });
+      expect([400, 415]).toContain(res.status);
+      expect(events).toHaveLength(0);
+    });
+
+    it('a signed body that is not JSON gets 400 and the handler never runs', async () => {
+      const res = await deliver(server.url, '{"generation_id": oops', { secret: NEW_SECRET });
+      expect(res.status).toBe(400);
+      expect(events).toHaveLength(0);
+    });
+
+    it('an unknown future event type is accepted and passed on as is', async () => {
+      const payload = makePayload({ status: 'completed' });
+      const res = await deliver(server.url, payload, { secret: NEW_SECRET, event: 'generation.upscaled' });
+      expect(res.status).toBe(200);
+      expect(events.map((e) => e.type)).toEqual(['generation.upscaled']);
+    });
+
+    it('the same generation with another event type is a separate event', async () => {
+      const payload = makePayload();
+      await deliver(server.url, payload, { secret: NEW_SECRET });
+      await deliver(server.url, payload, { secret: NEW_SECRET, event: 'generation.upscaled' });
+      expect(handled(payload.generation_id).map((e) => e.type)).toEqual(['generation.completed', 'generation.upscaled']);
+    });
+  });
+}
+
+function signatureOf(body: string): Promise<string> {
+  return signWebhook(body, NEW_SECRET);
+}
