@@ -11,7 +11,8 @@ export interface StoredGeneration {
   status: string;
   output_url: string | null;
   output_urls: string[] | null;
-  credits: number | null;
+  /** The reservation while running; the final charge once terminal. */
+  credits_used: number | null;
   error: { code: string; message: string } | null;
   created_at: string;
   completed_at: string | null;
@@ -150,7 +151,7 @@ export class GenerationStore {
         status: row.status,
         output_url: urls?.[0] ?? null,
         output_urls: urls,
-        credits: row.credits,
+        credits_used: row.credits,
         error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
         created_at: row.created_at,
         completed_at: row.completed_at,

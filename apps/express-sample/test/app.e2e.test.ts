@@ -29,7 +29,7 @@ describe('express-sample against the emulator, over HTTP', () => {
     expect(pending).toMatchObject({ generation_id: id, prompt: 'a lighthouse at dusk', source: 'submit' });
 
     const done = await settled(s, id);
-    expect(done).toMatchObject({ status: 'completed', source: 'webhook', webhooks: 1, credits: expect.any(Number) });
+    expect(done).toMatchObject({ status: 'completed', source: 'webhook', webhooks: 1, credits_used: expect.any(Number) });
     expect(done.output_url).toMatch(/\/api\/v1\/output\//);
     const image = await fetch(done.output_url!);
     expect(image.headers.get('content-type')).toMatch(/^image\//);
@@ -51,7 +51,7 @@ describe('express-sample against the emulator, over HTTP', () => {
     const s = await stack();
     const { body } = await s.submit({ model: 'image-fast', prompt: 'a cat [[fail:model_unavailable]]' });
     const failed = await settled(s, body.generation_id);
-    expect(failed).toMatchObject({ status: 'failed', output_url: null, error: { code: 'model_unavailable' }, credits: 0, source: 'webhook' });
+    expect(failed).toMatchObject({ status: 'failed', output_url: null, error: { code: 'model_unavailable' }, credits_used: 0, source: 'webhook' });
   });
 
   it('a duplicate or replayed delivery changes nothing; a bad signature is refused with 401', async () => {
