@@ -22,7 +22,7 @@ afterAll(() => emu.close());
 
 describe('authentication', () => {
   it('401 AUTH_MISSING without the header, and for a malformed one', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }]) {
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }] as Record<string, string>[]) {
       for (const [m, p] of [['GET', '/api/v1/models'], ['GET', '/api/v1/credits'], ['POST', '/api/v1/generate'], ['GET', '/api/v1/generations/x']] as const) {
         const r = await emu.call(m, p, { key: null, headers, ...(m === 'POST' ? { body: { model: 'image-fast', prompt: 'x' } } : {}) });
         expect(r.status).toBe(401);

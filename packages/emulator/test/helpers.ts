@@ -24,8 +24,9 @@ export function proAccount(over: Record<string, unknown> = {}) {
   return { id: 'acct_pro', tier: 'pro', balance: 15000, keys: [{ key: KEY }], ...over };
 }
 
-export async function emulator(config: EmulatorConfig = { timeScale: 0.001, accounts: [proAccount() as never] }): Promise<Emu> {
-  const emu = await startEmulator({ port: 0, config });
+/** Configs in tests are plain literals; the emulator validates them at run time anyway. */
+export async function emulator(config: Record<string, unknown> = { timeScale: 0.001, accounts: [proAccount()] }): Promise<Emu> {
+  const emu = await startEmulator({ port: 0, config: config as EmulatorConfig });
   const toRes = async (r: Response): Promise<Res> => {
     const raw = Buffer.from(await r.arrayBuffer());
     let body: unknown = null;
