@@ -17,14 +17,23 @@ export function toWebRequest(req: ExpressRequest, body: Uint8Array | string | un
     if (body !== undefined && name === 'content-length') continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const url = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.originalUrl ?? req.url}`;
-  return new Request(url, {
+  return new Request(urlOf(req), {
     method: req.method,
     headers,
     body: body ?? streamOf(req),
     // Node's fetch needs this for a streamed body.
     duplex: 'half',
   } as RequestInit);
+}
+
+/** The request's absolute URL; a Host header that makes no URL falls back to localhost. */
+function urlOf(req: ExpressRequest): string {
+  const path = req.originalUrl ?? req.url;
+  try {
+    return new URL(path, `${req.protocol}://${req.get('host') ?? 'localhost'}`).href;
+  } catch {
+    return new URL(path, 'http://localhost').href;
+  }
 }
 
 /**

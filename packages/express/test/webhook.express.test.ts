@@ -1,5 +1,6 @@
 import { deliver, makePayload, NEW_SECRET } from '@mediagen/conformance';
-import type { WebhookEvent } from '@mediagen/core';
+import { request } from 'node:http';
+import { signWebhook, type WebhookEvent } from '@mediagen/core';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,5 +108,24 @@ describe('options', () => {
       if (previous === undefined) delete process.env.MEDIAGEN_WEBHOOK_SECRET;
       else process.env.MEDIAGEN_WEBHOOK_SECRET = previous;
     }
+  });
+});
+
+describe('odd requests', () => {
+  it('a Host header that makes no URL still gets a verified answer', async () => {
+    const hook = mediagenWebhook({ secrets: NEW_SECRET, onEvent: () => {} });
+    const { origin, close } = await serve(express5, (a) => a.post(PATH, hook));
+    closers.push(close);
+    const raw = JSON.stringify(makePayload());
+    const signature = await signWebhook(raw, NEW_SECRET);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(origin + PATH, { method: 'POST', headers: { host: 'bad host^', 'content-type': 'application/json', 'x-service-signature': signature } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(raw);
+    });
+    expect(status).toBe(200);
   });
 });
