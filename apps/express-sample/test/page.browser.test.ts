@@ -62,6 +62,18 @@ describe('the sample page in a real Chromium', () => {
     if (process.env.SAMPLE_SCREENSHOT) await page.screenshot({ path: process.env.SAMPLE_SCREENSHOT, fullPage: true });
   });
 
+  it('an audio result is playable', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="audio-voice"]').count()).toBe(1);
+    await page.selectOption('#model', 'audio-voice');
+    await page.fill('#prompt', 'a calm voice reading a poem');
+    await page.click('#submit');
+    const audio = page.locator('#list li[data-status="completed"] audio').first();
+    await audio.waitFor({ timeout: 20_000 });
+    await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeGreaterThan(0);
+  });
+
   it('shows the service error when a submit is refused', async () => {
     const page = await context.newPage();
     await page.goto(stack.origin + '/');
