@@ -108,14 +108,16 @@ export function hitRateLimit(s: EmulatorState, account: Account, estimate: boole
 
 export interface Parsed {
   body: Record<string, unknown>;
-  hash: string;
   estimate: boolean;
 }
 
 export function parseSubmit(raw: Buffer): Parsed {
   const body = parseJsonObject(raw);
-  return { body, hash: bodyHash(body), estimate: body.estimate === true };
+  return { body, estimate: body.estimate === true };
 }
+
+/** Only keyed submits pay for canonicalising and hashing the body. */
+export const hashOf = (p: Parsed): string => bodyHash(p.body);
 
 /** Validation, pricing and (unless an estimate) the reservation and enqueue. */
 export function submit(s: EmulatorState, account: Account, p: Parsed, rid: string): Reply {

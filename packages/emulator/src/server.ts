@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from './accounts.js';
-import { getCredits, getGeneration, hitRateLimit, listModels, baseOf, parseSubmit, serveOutput, submit, submitHeaders } from './api.js';
+import { baseOf, getCredits, getGeneration, hashOf, hitRateLimit, listModels, parseSubmit, serveOutput, submit, submitHeaders } from './api.js';
 import { API_PREFIX, H } from './constants.js';
 import { handleControl, isLoopback } from './controls.js';
 import { ApiError, DEFAULT_MESSAGES } from './errors.js';
@@ -133,7 +133,7 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
     const k = req.headers[H.idempotencyKey];
     key = typeof k === 'string' && k !== '' && !estimate ? k : undefined;
     if (key !== undefined) {
-      const claim = s.idempotency.claim(account.id, key, parsed.hash);
+      const claim = s.idempotency.claim(account.id, key, hashOf(parsed));
       if (claim.kind === 'in_flight') {
         throw new ApiError(409, 'IDEMPOTENT_REQUEST_IN_FLIGHT', 'A request with this Idempotency-Key is still being enqueued.', {}, { [H.retryAfter]: '3' });
       }

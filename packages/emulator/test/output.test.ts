@@ -99,6 +99,22 @@ describe('real media', () => {
     expect(readPng((await emu.fetchRaw(legacy.body.output_url)).raw).width).toBe(512);
   });
 
+  it('determinism holds across emulator processes (the link secret differs, the bytes do not)', async () => {
+    const other = await emulator();
+    try {
+      const body = { model: 'image-pro', prompt: 'same', quality: 'high', size: '1536x1024', seed: 4242 };
+      const a = await run(body);
+      const sb = await other.submit(body);
+      const b = await other.wait(sb.body.generation_id);
+      expect(a.body.output_url.split('/output/')[1]).not.toBe(b.body.output_url.split('/output/')[1]);
+      const fa = (await emu.fetchRaw(a.body.output_url)).raw;
+      const fb = (await other.fetchRaw(b.body.output_url)).raw;
+      expect(fa.equals(fb)).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('video: an animated, looping GIF at a quarter of the matrix dimensions, 4 fps for the duration', async () => {
     const v = await run({ model: 'video-standard', prompt: 'waves', resolution: '1080p', aspect_ratio: '9:16', duration: 5, seed: 9 });
     expect(v.body.status).toBe('completed');
