@@ -17,17 +17,15 @@ export interface PriceQuote {
   exact: boolean;
 }
 
-/** Price of one quality tier (`credits_by_quality`), matching case like the list does. */
+/** Price of one quality tier (`credits_by_quality`); the model's default tier when none is given. */
 export function creditsForQuality(model: Model, quality?: string): number | undefined {
-  const table = model.credits_by_quality;
-  const tier = quality ?? (model.params?.quality?.default as string | undefined);
-  if (!table || tier === undefined) return undefined;
-  return table[tier] ?? table[tier.toLowerCase()];
+  const tier = quality ?? model.params?.quality?.default;
+  return typeof tier === 'string' ? (model.credits_by_quality?.[tier] ?? model.credits_by_quality?.[tier.toLowerCase()]) : undefined;
 }
 
 /** Extra credits for a number of reference images (`credits_by_references`, keyed by count). */
 export function creditsForReferences(model: Model, count: number): number | undefined {
-  return model.credits_by_references?.[String(count)];
+  return model.credits_by_references?.[count];
 }
 
 /**
@@ -37,19 +35,21 @@ export function creditsForReferences(model: Model, count: number): number | unde
  */
 export function quotePrice(model: Model, params: Record<string, unknown> = {}): PriceQuote {
   const specs = model.params ?? {};
-  const defaultResults = Number(specs.number_results?.default ?? 1) || 1;
-  const results = typeof params.number_results === 'number' ? params.number_results : defaultResults;
-  const refs = Array.isArray(params.reference_images) ? params.reference_images.length : 0;
-  const quality = typeof params.quality === 'string' ? params.quality : undefined;
-  let perResult = model.credits_by_quality ? creditsForQuality(model, quality) : model.credits_from === undefined ? undefined : model.credits_from / defaultResults;
-  if (perResult !== undefined && model.credits_by_references) {
-    const extra = creditsForReferences(model, refs);
-    perResult = extra === undefined ? undefined : perResult + extra;
-  }
-  const credits = perResult === undefined ? undefined : Math.round(perResult * results);
+  const defaultResults = Number(specs.number_results?.default) || 1;
+  const refs = params.reference_images;
+  const perResult =
+    Number(model.credits_by_quality ? creditsForQuality(model, params.quality as string | undefined) : Number(model.credits_from) / defaultResults) +
+    Number(model.credits_by_references ? creditsForReferences(model, Array.isArray(refs) ? refs.length : 0) : 0);
+  // NaN (a price the entry lacks) becomes undefined.
+  const credits = perResult >= 0 ? Math.round(perResult * (Number(params.number_results) || defaultResults)) : undefined;
   const enhanceCredits = params.enhance === true ? ENHANCE_CREDITS : 0;
-  const exact = !(['aspect_ratio', 'size', 'resolution', 'duration', 'audio'] as const).some(
-    (k) => params[k] !== undefined && params[k] !== specs[k]?.default,
-  );
-  return { credits, enhanceCredits, total: credits === undefined ? undefined : credits + enhanceCredits, exact };
+  return {
+    credits,
+    enhanceCredits,
+    total: credits === undefined ? undefined : credits + enhanceCredits,
+    // Params the list does not price, away from their defaults: the figure is a "from" price.
+    exact: !['aspect_ratio', 'size', 'resolution', 'duration', 'audio'].some(
+      (k) => params[k] !== undefined && params[k] !== specs[k as keyof typeof specs]?.default,
+    ),
+  };
 }

@@ -30,7 +30,7 @@ export function validateParams(model: Model, params: object): ParamsIssue[] {
     if (value === undefined) return;
     if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
     // Code points, not UTF-16 units: an emoji counts as one character.
-    else if ([...value].length > max) add(field, 'TOO_LONG', `${field} is longer than ${max} characters`);
+    else if ([...value].length > max) add(field, 'TOO_LONG', `${field} is over ${max} characters`);
   };
   text('prompt', p.prompt, Math.min(PROMPT_MAX, model?.prompt_max_chars ?? PROMPT_MAX, specs.prompt?.max_length ?? PROMPT_MAX));
   text('negative_prompt', p.negative_prompt, NEGATIVE_PROMPT_MAX);
@@ -44,13 +44,14 @@ export function validateParams(model: Model, params: object): ParamsIssue[] {
     if (value === undefined) {
       if (spec?.required && key !== 'prompt') add(key, 'REQUIRED', `${key} is required on ${slug}`);
     } else if (!spec) {
-      add(key, 'NOT_SUPPORTED', key === 'quality' ? `${slug} has no quality tiers` : `${slug} does not take ${key}`);
+      // Also `quality` on a model with no quality tiers.
+      add(key, 'NOT_SUPPORTED', `${slug} does not take ${key}`);
     } else if (key !== 'prompt') {
       check(key, value, spec, p, specs, add);
     }
   }
 
-  if (p.enhance !== undefined && typeof p.enhance !== 'boolean') add('enhance', 'INVALID_TYPE', 'enhance must be true or false');
+  if (p.enhance !== undefined && typeof p.enhance !== 'boolean') add('enhance', 'INVALID_TYPE', 'enhance must be a boolean');
   else if (p.enhance === true && !model?.enhance_supported) add('enhance', 'ENHANCE_NOT_SUPPORTED', `${slug} does not support enhance`);
   return issues;
 }
@@ -72,25 +73,26 @@ function check(
   };
 
   if (key === 'number_results') {
-    if (!Number.isInteger(value)) return add(key, 'INVALID_NUMBER_RESULTS', `${key} must be a whole number`);
-    return range(value as number, 'INVALID_NUMBER_RESULTS', Math.max(1, spec.min ?? 1), Math.min(spec.max ?? NUMBER_RESULTS_MAX, NUMBER_RESULTS_MAX));
+    // A non-integer counts as 0, so it fails the range check like any value out of range.
+    const n = Number.isInteger(value) ? (value as number) : 0;
+    return range(n, 'INVALID_NUMBER_RESULTS', Math.max(1, spec.min ?? 1), Math.min(spec.max ?? NUMBER_RESULTS_MAX, NUMBER_RESULTS_MAX));
   }
   if (key === 'reference_images' || spec.type === 'string[]') {
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return add(key, 'INVALID_TYPE', `${key} must be an array of strings`);
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return add(key, 'INVALID_TYPE', `${key} must be a string[]`);
     const max = key === 'reference_images' ? Math.min(spec.max ?? REFERENCE_IMAGES_MAX, REFERENCE_IMAGES_MAX) : spec.max;
     return range(value.length, undefined, spec.min, max, `${key} count`);
   }
   if (key === 'size') {
-    if (typeof value !== 'string' || !/^\d+x\d+$/.test(value)) return add(key, 'INVALID_TYPE', 'size must be WIDTHxHEIGHT, e.g. 1024x1024');
+    if (typeof value !== 'string' || !/^\d+x\d+$/.test(value)) return add(key, 'INVALID_TYPE', 'size must be a WIDTHxHEIGHT string');
     // Presets are exact: an off-list size is refused, never rounded to the nearest one.
     if (spec.presets_only !== false && values && !values.includes(value)) return oneOf();
     const quality = p.quality ?? specs.quality?.default;
     const forQuality = typeof quality === 'string' ? spec.values_by_quality?.[quality] : undefined;
-    if (forQuality && !forQuality.includes(value)) add(key, 'OPTION_NOT_AVAILABLE', `size ${value} is not available at quality ${quality}`);
+    if (forQuality && !forQuality.includes(value)) add(key, 'OPTION_NOT_AVAILABLE', `${key} ${value} is not available at ${quality}`);
     return;
   }
   if (spec.type === 'boolean' || key === 'audio') {
-    if (typeof value !== 'boolean') add(key, 'INVALID_TYPE', `${key} must be true or false`);
+    if (typeof value !== 'boolean') add(key, 'INVALID_TYPE', `${key} must be a boolean`);
     return;
   }
   // A spec type from a later version of the list: left to the server.
@@ -111,13 +113,13 @@ function check(
     const tag = key === 'aspect_ratio' ? TAGGED.exec(String(hit))?.[2] : undefined;
     const resolution = p.resolution;
     if (tag && typeof resolution === 'string' && tag.toLowerCase() !== resolution.toLowerCase()) {
-      add(key, 'OPTION_NOT_AVAILABLE', `aspect_ratio ${hit} is only available at ${tag}`);
+      add(key, 'OPTION_NOT_AVAILABLE', `${key} ${hit} is not available at ${resolution}`);
     }
     return;
   }
   if (typeof value === 'number') range(value);
   else if (spec.max_length !== undefined && [...(value as string)].length > spec.max_length) {
-    add(key, 'TOO_LONG', `${key} is longer than ${spec.max_length} characters`);
+    add(key, 'TOO_LONG', `${key} is over ${spec.max_length} characters`);
   }
 }
 

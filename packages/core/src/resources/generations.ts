@@ -181,9 +181,7 @@ export class Generations {
     for (let refreshed = typeof target === 'string'; ; refreshed = true) {
       if (!url) {
         if (generation?.status === 'failed') throw new GenerationFailedError(generation);
-        throw new ConfigurationError(
-          generation?.status === 'completed' ? `Generation ${id} has no output ${index}.` : `Generation ${id} is ${generation?.status}: wait() for it first.`,
-        );
+        throw new ConfigurationError(`Generation ${id} (${generation?.status}) has no output ${index}; wait() for completion first.`);
       }
       let response: Response;
       try {
@@ -191,7 +189,7 @@ export class Generations {
         response = await this.#config.fetch(new URL(url, this.#transport.baseUrl), { signal });
       } catch (error) {
         if (signal?.aborted) throw new AbortError(undefined, signal.reason);
-        throw new ConnectionError(`Download of output ${index} of ${id} failed: ${String(error)}`, error);
+        throw new ConnectionError(`Download failed: ${String(error)}`, error);
       }
       if (response.ok) return options.stream && response.body ? response.body : new Uint8Array(await response.arrayBuffer());
       const text = await response.text().catch(() => '');

@@ -156,24 +156,16 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
+    if (done) return new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+    // Counted while streaming: an endless body is cut off at the limit, not buffered whole.
+    if ((size += value.byteLength) > max) {
       await reader.cancel().catch(() => {});
       throw TOO_LARGE;
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
-/** A small JSON answer; the service logs only the status, so error bodies carry just the code. */
 function reply(status: number, code?: string): Response {
   const body = status > 299 ? { error: code } : code ? { received: true, duplicate: true } : { received: true };
   return Response.json(body, { status });

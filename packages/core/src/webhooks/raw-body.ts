@@ -8,12 +8,12 @@ export type RawBody = string | Uint8Array | ArrayBuffer;
 
 /** True for the raw body forms `verifyWebhook` accepts (Node's Buffer is a Uint8Array). */
 export function isRawBody(body: unknown): body is RawBody {
-  return typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
+  return typeof body === 'string' || body instanceof ArrayBuffer || ArrayBuffer.isView(body);
 }
 
 /** True when a framework has already parsed the body into an object (the mistake to explain). */
 export function isParsedBody(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !isRawBody(body) && !ArrayBuffer.isView(body);
+  return typeof body === 'object' && body !== null && !isRawBody(body);
 }
 
 /** How to get the raw body in each supported framework. */

@@ -85,8 +85,8 @@ export async function signWebhook(body: string | Uint8Array | ArrayBuffer, secre
 
 function rawBytes(body: unknown): Uint8Array {
   if (typeof body === 'string') return encoder.encode(body);
-  if (body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  // Uint8Array, Node's Buffer, or any other view: the bytes it covers, not its whole buffer.
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   throw new WebhookVerificationError(RAW_BODY_HELP, isParsedBody(body) ? 'WEBHOOK_BODY_PARSED' : 'WEBHOOK_BODY_MISSING');
 }
