@@ -61,6 +61,8 @@ export class Generations {
   readonly #transport: Transport;
   readonly #models: Models;
   readonly #config: GenerationsConfig;
+  /** The list fetched after a 422: a further 422 against it is the request's fault, not staleness. */
+  #refreshed: ModelList | undefined;
 
   constructor(transport: Transport, models: Models, config: GenerationsConfig) {
     this.#transport = transport;
@@ -137,13 +139,14 @@ export class Generations {
 
   /**
    * The server refused what the cached list allowed: the list is stale (a schema or the
-   * allowlist changed), so it is fetched again, once per list, for the next calls.
+   * allowlist changed), so it is fetched again for the next calls; once: the list that refresh
+   * brings is not refreshed again on a 422 (its TTL still applies).
    */
   async #refreshIfStale(error: unknown, list: ModelList | undefined): Promise<void> {
-    if (!list || this.#models.cached !== list || !(error instanceof APIError)) return;
+    if (!list || list === this.#refreshed || this.#models.cached !== list || !(error instanceof APIError)) return;
     if (error.status === 422 ? error.code === 'IDEMPOTENCY_KEY_REUSED' : error.code !== 'MODEL_NOT_ALLOWED') return;
     this.#models.invalidate();
-    await this.#models.cachedList().catch(() => undefined);
+    this.#refreshed = await this.#models.cachedList().catch(() => undefined);
   }
 
   /** `GET /api/v1/generations/{id}`: the generation in any state (a failed job is not an HTTP error). */
