@@ -122,9 +122,11 @@ describe('webhook delivery', () => {
     const [t1, t2, t3] = rec.received.map((r) => r.at) as [number, number, number];
     // timeScale 0.05: waits of 50 ms and 250 ms
     expect(t2 - t1).toBeGreaterThanOrEqual(45);
-    expect(t2 - t1).toBeLessThan(200);
     expect(t3 - t2).toBeGreaterThanOrEqual(245);
-    expect(t3 - t2).toBeLessThan(500);
+    expect(t3 - t2).toBeGreaterThan(t2 - t1);
+    // generous ceilings: CI runs other suites in parallel
+    expect(t2 - t1).toBeLessThan(1000);
+    expect(t3 - t2).toBeLessThan(1500);
     await new Promise((r) => setTimeout(r, 300));
     expect(rec.received).toHaveLength(3);
   });
@@ -199,7 +201,7 @@ describe.concurrent('the 5-second window (real time)', () => {
     const rows = await settled(emu, s.body.generation_id, 2);
     expect(rows[0]).toMatchObject({ attempt: 1, status: null, error: 'timeout', outcome: 'retrying' });
     expect(rows[0].response_time_ms).toBeGreaterThanOrEqual(4990);
-    expect(rows[0].response_time_ms).toBeLessThan(5500);
+    expect(rows[0].response_time_ms).toBeLessThan(6500);
     expect(rows[1]).toMatchObject({ attempt: 2, status: 200, outcome: 'delivered' });
     expect(rec.received).toHaveLength(2);
   }, 20_000);
