@@ -48,6 +48,11 @@ async function main(): Promise<void> {
       console.error(e.message);
       process.exit(1);
     }
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL') {
+      console.error(`mediagen-emulator cannot listen on ${values.host ?? '127.0.0.1'}:${port}: ${err.code}`);
+      process.exit(1);
+    }
     throw e;
   }
 }
