@@ -91,6 +91,14 @@ describe('validation before submit', () => {
     expect(service.count('GET', '/api/v1/models')).toBe(2);
   });
 
+  it('refreshes when the allowlist dropped the model (403 MODEL_NOT_ALLOWED)', async () => {
+    service = await startFakeService({ models: [imageFast] });
+    service.state.submitOverride = () => [403, { error: 'MODEL_NOT_ALLOWED', message: 'x', next: 'y' }];
+    const c = client(service.url);
+    await c.generations.create({ model: 'image-fast', prompt: 'x' }).catch(() => {});
+    expect(service.count('GET', '/api/v1/models')).toBe(2);
+  });
+
   it('does not refresh on IDEMPOTENCY_KEY_REUSED', async () => {
     service = await startFakeService({ models: [imageFast] });
     service.state.submitOverride = () => [422, { error: 'IDEMPOTENCY_KEY_REUSED', message: 'x', next: 'y' }];
