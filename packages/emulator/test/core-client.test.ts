@@ -70,3 +70,39 @@ describe('@mediagen/core against the emulator', () => {
     }
   });
 });
+
+describe('@mediagen/core retries against the emulator never double-bill', () => {
+  const reserves = async (e: Emu) =>
+    ((await e.control('GET', '/accounts/acct_pro')).body.ledger as Array<{ type: string; generation_id: string }>).filter(
+      (row) => row.type === 'reserve',
+    );
+
+  it('a 202 lost after the generation was created and billed is recovered with the same key, unbilled', async () => {
+    const e = await emulator({ timeScale: 0.001, accounts: [proAccount()] });
+    try {
+      await e.control('POST', '/faults', { endpoint: 'generate', count: 1, when: 'after', reset: true });
+      const retried: string[] = [];
+      const c = new MediaGenClient({ apiKey: KEY, baseUrl: e.url, onRetry: (r) => retried.push(r.error.code) });
+      const submitted = await c.generations.create({ model: 'image-fast', prompt: 'a lost answer', seed: 3 });
+      expect(retried).toEqual(['CONNECTION_ERROR']);
+      const rows = await reserves(e);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.generation_id).toBe(submitted.generation_id);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('a 500 before enqueue is retried into exactly one generation', async () => {
+    const e = await emulator({ timeScale: 0.001, accounts: [proAccount()] });
+    try {
+      await e.control('POST', '/faults', { endpoint: 'generate', count: 1, status: 500, code: 'INTERNAL_ERROR', when: 'before' });
+      const c = new MediaGenClient({ apiKey: KEY, baseUrl: e.url });
+      const done = await c.generations.run({ model: 'image-fast', prompt: 'one only' }, { intervalMs: 20 });
+      expect(done.status).toBe('completed');
+      expect(await reserves(e)).toHaveLength(1);
+    } finally {
+      await e.close();
+    }
+  });
+});
