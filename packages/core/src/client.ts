@@ -49,7 +49,7 @@ export class MediaGenClient {
     const apiKey = options.apiKey ?? readEnv('MEDIAGEN_API_KEY');
     if (!apiKey) {
       throw new ConfigurationError(
-        'No API key: pass { apiKey } or set MEDIAGEN_API_KEY. Keys are created in the service settings (API & Webhooks); the local emulator accepts svc_live_emulator_demo.',
+        'No API key: pass { apiKey } or set MEDIAGEN_API_KEY (created in Settings, API & Webhooks; the emulator takes svc_live_emulator_demo).',
       );
     }
     const baseUrl = (options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -60,17 +60,18 @@ export class MediaGenClient {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new ConfigurationError(`maxRetries must be a whole number >= 0; got ${String(options.maxRetries)}.`);
     }
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== 'function') {
-      throw new ConfigurationError('No fetch available: pass { fetch } (Node 20+, Bun, Deno and edge runtimes have one).');
+    if (typeof (options.fetch ?? globalThis.fetch) !== 'function') {
+      throw new ConfigurationError('No fetch in this runtime: pass { fetch }.');
     }
+    // Looked up per call, so a fetch instrumented after the client was made is still used.
+    const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.baseUrl = baseUrl;
     const transport = new Transport({
       apiKey,
       baseUrl,
       maxRetries,
       timeoutMs: options.timeoutMs ?? 60_000,
-      fetch: options.fetch ? options.fetch : (input, init) => globalThis.fetch(input, init),
+      fetch: fetchImpl,
       retryConcurrencyLimit: options.retryConcurrencyLimit ?? false,
       onRetry: options.onRetry,
     });
@@ -82,7 +83,7 @@ export class MediaGenClient {
     this.generations = new Generations(transport, this.models, {
       validate: options.validate ?? true,
       gate,
-      fetch: options.fetch ? options.fetch : (input, init) => globalThis.fetch(input, init),
+      fetch: fetchImpl,
     });
   }
 }

@@ -172,7 +172,7 @@ export class ParamsValidationError extends MediaGenError {
     super(`Invalid params for model "${model}": ${list}`, {
       code: 'PARAMS_INVALID',
       retryable: false,
-      next: 'Fix the listed params; the model list (client.models.list()) says what each model accepts.',
+      next: 'Fix the listed params; client.models.list() says what each model accepts.',
     });
     this.issues = issues;
     this.model = model;
@@ -188,22 +188,20 @@ export class GenerationFailedError extends MediaGenError {
   constructor(generation: Generation) {
     const error = generation.error;
     const code = error?.code ?? 'unknown';
+    const retryable = error?.retryable ?? false;
+    // CONTENT_POLICY_VIOLATION is the one failure whose charge is kept (spec: States, fact 3).
     const forfeited = code === 'CONTENT_POLICY_VIOLATION';
-    const message =
-      `Generation ${generation.generation_id} failed: ${code}` +
-      (error?.message ? ` (${error.message})` : '') +
-      (forfeited ? '. Credits were forfeited: the output was flagged by post-generation safety review.' : '.');
-    super(message, {
-      code,
-      retryable: error?.retryable ?? false,
-      requestId: generation.request_id,
-      body: generation,
-      next: forfeited
-        ? 'Change the prompt or inputs; resubmitting the same request costs another charge.'
-        : error?.retryable
-          ? 'Resubmitting the same request may succeed.'
-          : 'Resubmitting the same request will fail the same way and costs another charge.',
-    });
+    super(
+      `Generation ${generation.generation_id} failed: ${code}${error?.message ? ` (${error.message})` : ''}` +
+        (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
+      {
+        code,
+        retryable,
+        requestId: generation.request_id,
+        body: generation,
+        next: retryable ? 'The same request may succeed if resubmitted.' : 'Resubmitting as is fails again and is billed again.',
+      },
+    );
     this.generation = generation;
   }
   /** True when the charge was kept (CONTENT_POLICY_VIOLATION) rather than refunded. */

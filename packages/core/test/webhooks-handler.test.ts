@@ -55,6 +55,24 @@ describe('handleWebhook', () => {
     expect(onEvent).not.toHaveBeenCalled();
   });
 
+  it('answers 415 to a body that is not JSON by its content type, without calling onEvent', async () => {
+    const onEvent = vi.fn();
+    const body = JSON.stringify(payload());
+    const signature = await signWebhook(body, SECRET);
+    const send = (type: string | null) => {
+      const headers = new Headers({ 'x-service-signature': signature });
+      if (type !== null) headers.set('content-type', type);
+      return handleWebhook(new Request('http://localhost/webhooks', { method: 'POST', headers, body }), options(onEvent, { dedupe: false }));
+    };
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', null]) {
+      expect((await send(type)).status, String(type)).toBe(415);
+    }
+    expect(onEvent).not.toHaveBeenCalled();
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/cloudevents+json']) {
+      expect((await send(type)).status, type).toBe(200);
+    }
+  });
+
   it('accepts a delivery signed with any configured secret', async () => {
     const res = await handleWebhook(await delivery(payload(), { secret: 'new' }), options(() => {}, { secrets: ['old', 'new'] }));
     expect(res.status).toBe(200);
@@ -63,6 +81,7 @@ describe('handleWebhook', () => {
   it('answers 400 for an unreadable or non-JSON body and 413 above the size limit', async () => {
     const unreadable = new Request('http://localhost/w', {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: new ReadableStream({ pull: (c) => c.error(new Error('socket hang up')) }),
       duplex: 'half',
     } as RequestInit);
@@ -71,7 +90,7 @@ describe('handleWebhook', () => {
     const text = 'plain text';
     const notJson = new Request('http://localhost/w', {
       method: 'POST',
-      headers: { 'x-service-signature': await signWebhook(text, SECRET) },
+      headers: { 'content-type': 'application/json', 'x-service-signature': await signWebhook(text, SECRET) },
       body: text,
     });
     expect((await handleWebhook(notJson, options(() => {}))).status).toBe(400);
@@ -80,6 +99,7 @@ describe('handleWebhook', () => {
     expect((await handleWebhook(big, options(() => {}, { maxBodyBytes: 1_000 }))).status).toBe(413);
     const streamed = new Request('http://localhost/w', {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: new ReadableStream({
         start(c) {
           for (let i = 0; i < 10; i++) c.enqueue(new Uint8Array(500));

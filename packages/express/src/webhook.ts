@@ -7,7 +7,6 @@ import {
   type WebhookEvent,
 } from '@mediagen/core';
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
-import { isJsonContentType } from './content-type';
 import { parseLimit, type BodyLimit } from './limit';
 import { findRawBody } from './raw-body';
 import { sendWebResponse } from './send-response';
@@ -38,10 +37,6 @@ export function mediagenWebhook(options: MediaGenWebhookOptions): RequestHandler
   const maxBodyBytes = parseLimit(limit, 1_048_576);
   return async function mediagenWebhookHandler(req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
     try {
-      if (!isJsonContentType(req.get('content-type'))) {
-        res.status(415).json({ error: 'WEBHOOK_CONTENT_TYPE', message: 'Webhook deliveries are sent as application/json.' });
-        return;
-      }
       const source = findRawBody(req);
       if (source.kind === 'consumed') {
         // The app's own mount order is wrong: a 5xx keeps the delivery alive for a retry once fixed.

@@ -44,6 +44,10 @@ const running = new Map<string, Promise<unknown>>();
 export async function handleWebhook(request: Request, options: HandleWebhookOptions): Promise<Response> {
   const deadline = Date.now() + (options.deadlineMs ?? 4_000);
   if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED');
+  // The service always sends JSON; anything else is not a delivery, and a retry won't change that.
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '')) {
+    return reply(415, 'WEBHOOK_CONTENT_TYPE');
+  }
   let body: Uint8Array;
   try {
     body = await readBody(request, options.maxBodyBytes ?? 1_048_576);
