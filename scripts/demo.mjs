@@ -1,5 +1,6 @@
 // The main job, end to end with no account: start the local emulator, submit a generation
 // through the SDK, follow it to the end, and print what came back.
+import { mkdir, writeFile } from 'node:fs/promises';
 import { MediaGenClient } from '@mediagen/core';
 import { startEmulator } from '@mediagen/emulator';
 
@@ -15,6 +16,12 @@ try {
   });
   console.log('\ncompleted:');
   console.log(JSON.stringify(generation, null, 2));
+  // Output links are signed and expire; download() refreshes them through a status read when needed.
+  const bytes = await client.generations.download(generation);
+  const file = new URL(`../demo-output/${generation.generation_id}.png`, import.meta.url);
+  await mkdir(new URL('.', file), { recursive: true });
+  await writeFile(file, bytes);
+  console.log(`\nsaved ${bytes.length} bytes to ${file.pathname}`);
   const credits = await client.credits.get();
   console.log(`\nbalance now ${credits.balance} credits (tier ${credits.tier})`);
 } finally {
