@@ -9,7 +9,8 @@ export { isRawBody, isParsedBody, RAW_BODY_HELP, type RawBody } from './webhooks
 export { handleWebhook, type HandleWebhookOptions, type WebhookContext } from './webhooks/handler';
 export { MemoryDedupeStore, type WebhookDedupeStore, type DedupeClaim, type MemoryDedupeStoreOptions } from './webhooks/dedupe';
 export { validateParams } from './params/validate';
-export { quotePrice, creditsForQuality, creditsForReferences, ENHANCE_CREDITS, type PriceQuote } from './params/pricing';
+export { quotePrice, creditsForQuality, creditsForReferences, type PriceQuote } from './params/pricing';
+export { ENHANCE_CREDITS } from './limits';
 export { parseOutputLink, isExpired, type OutputLink } from './links/output-link';
 export { Gate } from './gate/gate';
 export { MemoryGateStore, type GateStore, type GateLimits, type GateGrant, type MemoryGateStoreOptions } from './gate/store';

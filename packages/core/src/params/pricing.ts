@@ -1,7 +1,5 @@
+import { ENHANCE_CREDITS } from '../limits';
 import type { Model } from '../types';
-
-/** The optional `enhance` pass: a flat 20 credits, billed apart from `credits_estimate`. */
-export const ENHANCE_CREDITS = 20;
 
 export interface PriceQuote {
   /** Credits for the request without enhance, or undefined when the model entry cannot tell. */

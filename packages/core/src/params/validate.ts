@@ -1,14 +1,10 @@
 import type { ParamsIssue } from '../errors';
+import { NEGATIVE_PROMPT_MAX, NUMBER_RESULTS_MAX, PROMPT_MAX, REFERENCE_IMAGES_MAX } from '../limits';
 import type { Model, ParamSpec } from '../types';
 
 /** The param keys a model's schema may list; any of them sent to a model that does not list it is refused. */
 const SPEC_KEYS = ['prompt', 'aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio', 'reference_images', 'number_results', 'seed'] as const;
 
-/** Contract-wide ceilings (spec: Limits); a model's own, lower values apply first. */
-const PROMPT_MAX = 2000;
-const NEGATIVE_PROMPT_MAX = 500;
-const REFERENCE_IMAGES_MAX = 3;
-const NUMBER_RESULTS_MAX = 4;
 
 /** A resolution tag in the text of an aspect-ratio value, e.g. `21:9 1080p`. */
 const TAGGED = /^(\S+)\s+(\S+)$/;
