@@ -182,10 +182,14 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   // aspect_ratio
   const arSpec = params.aspect_ratio;
   if (arSpec) {
+    // A bare ratio names its tagged listing too ("21:9" for "21:9 1080p"): the tag is a label.
+    const tagged = arSpec.values?.find((v) => typeof v === 'string' && ratioTag(v) !== undefined && v.split(/\s/)[0] === body.aspect_ratio);
     out.aspect_ratio =
-      body.aspect_ratio !== undefined
-        ? String(enumValue(arSpec, body.aspect_ratio, 'aspect_ratio', slug))
-        : String(arSpec.default ?? arSpec.values?.[0]);
+      tagged !== undefined
+        ? String(tagged)
+        : body.aspect_ratio !== undefined
+          ? String(enumValue(arSpec, body.aspect_ratio, 'aspect_ratio', slug))
+          : String(arSpec.default ?? arSpec.values?.[0]);
   }
 
   // resolution (image values may be listed lowercase; either case is accepted)

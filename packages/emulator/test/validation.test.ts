@@ -133,6 +133,9 @@ describe('params against the model spec', () => {
     await expectCode({ model: 'video-standard', prompt: 'x', resolution: '2160p' }, 422, 'INVALID_BODY', 'resolution');
     await expectOk({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9 1080p' });
     await expectCode({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9 1080p', resolution: '720p' }, 400, 'OPTION_NOT_AVAILABLE', 'aspect_ratio');
+    // The bare ratio of a tagged listing is the same option (the SDK's validation agrees).
+    await expectOk({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9' });
+    await expectCode({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9', resolution: '720p' }, 400, 'OPTION_NOT_AVAILABLE', 'aspect_ratio');
     await expectCode({ model: 'video-standard', prompt: 'x', audio: 'on' }, 422, 'INVALID_BODY', 'audio');
   });
 
