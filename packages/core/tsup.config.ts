@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/wire.ts'],
+  entry: ['src/index.ts', 'src/wire.ts', 'src/server.ts'],
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
   target: 'es2022',

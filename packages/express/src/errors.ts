@@ -1,60 +1,8 @@
-import { isMediaGenError, type MediaGenError } from '@mediagen/core';
+import { errorReply } from '@mediagen/core/server';
 import type { Response as ExpressResponse } from 'express';
 
-export interface ErrorReply {
-  status: number;
-  /** The spec's error body: `error`, `message`, `next`, `request_id`, plus the code's own fields. */
-  body: Record<string, unknown>;
-  headers: Record<string, string>;
-}
-
-/** Fields of a service error body that are safe to pass on to a browser (none carries a secret). */
-const PASSED_ON = ['model', 'details', 'field', 'reason', 'balance', 'needed', 'in_flight', 'max_concurrent', 'until', 'category'];
-
-/** Statuses for SDK errors that never reached the service. */
-const LOCAL_STATUS: Record<string, number> = {
-  PARAMS_INVALID: 422,
-  CONNECTION_ERROR: 502,
-  TIMEOUT: 504,
-  ABORTED: 503,
-  CONFIGURATION_ERROR: 500,
-};
-
-/**
- * The HTTP answer for an error thrown by the SDK: the service's own status and error body
- * for API errors, a matching one for client-side errors, a bare 500 for anything else (whose
- * message is not shown: it may hold internals).
- */
-export function toErrorReply(error: unknown): ErrorReply {
-  if (!isMediaGenError(error)) {
-    return { status: 500, headers: {}, body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null } };
-  }
-  const status = error.status ?? LOCAL_STATUS[error.code] ?? 500;
-  const body: Record<string, unknown> = {
-    error: error.code,
-    message: error.message,
-    next: error.next ?? null,
-    request_id: error.requestId ?? null,
-  };
-  const wire = error.body;
-  if (typeof wire === 'object' && wire !== null) {
-    for (const key of PASSED_ON) if (key in wire) body[key] = (wire as Record<string, unknown>)[key];
-  }
-  const issues = (error as MediaGenError & { issues?: { field: string }[] }).issues;
-  if (Array.isArray(issues)) {
-    body.issues = issues;
-    if (issues[0]) body.details = { field: issues[0].field };
-  }
-  const headers: Record<string, string> = {};
-  if (error.requestId) headers['x-request-id'] = error.requestId;
-  const retryAfterMs = (error as MediaGenError & { retryAfterMs?: number }).retryAfterMs;
-  if (typeof retryAfterMs === 'number') headers['retry-after'] = String(Math.ceil(retryAfterMs / 1000));
-  else if (status === 409) headers['retry-after'] = '3';
-  return { status, body, headers };
-}
-
-/** Sends `toErrorReply(error)` through Express. */
+/** Sends the spec's status and error body for an error the SDK threw (core's `errorReply`). */
 export function sendError(res: ExpressResponse, error: unknown): void {
-  const { status, body, headers } = toErrorReply(error);
+  const { status, body, headers } = errorReply(error);
   res.status(status).set(headers).json(body);
 }

@@ -1,5 +1,6 @@
 export { mediagenWebhook, type MediaGenWebhookOptions, type ExpressWebhookContext } from './webhook';
-export { mediagenRouter, DEFAULT_ALLOWED_PARAMS, type MediaGenRouterOptions } from './router';
-export { toErrorReply, sendError, type ErrorReply } from './errors';
+export { mediagenRouter, type MediaGenRouterOptions } from './router';
+export { sendError } from './errors';
 export type { BodyLimit } from './limit';
+export { DEFAULT_ALLOWED_PARAMS, errorReply, type ErrorReply } from '@mediagen/core/server';
 export type { WebhookEvent, WebhookDedupeStore } from '@mediagen/core';

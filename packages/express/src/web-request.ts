@@ -17,10 +17,11 @@ export function toWebRequest(req: ExpressRequest, body: Uint8Array | string | un
     if (body !== undefined && name === 'content-length') continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
+  const bodiless = req.method === 'GET' || req.method === 'HEAD';
   return new Request(urlOf(req), {
     method: req.method,
     headers,
-    body: body ?? streamOf(req),
+    body: bodiless ? undefined : (body ?? streamOf(req)),
     // Node's fetch needs this for a streamed body.
     duplex: 'half',
   } as RequestInit);

@@ -1,5 +1,6 @@
 import { isMediaGenError } from '../errors';
 import { HEADERS } from '../types';
+import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
 import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
 import { verifyWebhook, type WebhookEvent } from './verify';
 
@@ -45,14 +46,14 @@ export async function handleWebhook(request: Request, options: HandleWebhookOpti
   const deadline = Date.now() + (options.deadlineMs ?? 4_000);
   if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED');
   // The service always sends JSON; anything else is not a delivery, and a retry won't change that.
-  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '')) {
+  if (!isJsonContentType(request.headers.get('content-type'))) {
     return reply(415, 'WEBHOOK_CONTENT_TYPE');
   }
   let body: Uint8Array;
   try {
     body = await readBody(request, options.maxBodyBytes ?? 1_048_576);
   } catch (error) {
-    return error === TOO_LARGE ? reply(413, 'WEBHOOK_BODY_TOO_LARGE') : reply(400, 'WEBHOOK_BODY_UNREADABLE');
+    return error === BODY_TOO_LARGE ? reply(413, 'WEBHOOK_BODY_TOO_LARGE') : reply(400, 'WEBHOOK_BODY_UNREADABLE');
   }
   let event: WebhookEvent;
   try {
@@ -147,26 +148,6 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
     return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))))]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-const TOO_LARGE = Symbol('too large');
-
-async function readBody(request: Request, max: number): Promise<Uint8Array> {
-  if (Number(request.headers.get('content-length')) > max) throw TOO_LARGE;
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
-    // Counted while streaming: an endless body is cut off at the limit, not buffered whole.
-    if ((size += value.byteLength) > max) {
-      await reader.cancel().catch(() => {});
-      throw TOO_LARGE;
-    }
-    chunks.push(value);
   }
 }
 

@@ -1,0 +1,125 @@
+import type { MediaGenClient } from '../client';
+import type { GenerateParams, SubmitResponse } from '../types';
+import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { errorResponse } from './error-reply';
+
+/** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
+export const DEFAULT_ALLOWED_PARAMS: readonly string[] = [
+  'model', 'prompt', 'negative_prompt', 'aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio',
+  'input_image', 'input_video', 'input_audio', 'reference_images', 'seed', 'number_results', 'enhance',
+];
+
+/** `Context` is whatever the adapter passes along with each request (Express's `req`, …). */
+export interface ApiHandlerOptions<Context = undefined> {
+  /** The server-side client; its API key never leaves the server. */
+  client: MediaGenClient;
+  /** Model slugs the browser may submit and see; default: every model of the account. */
+  allowModels?: readonly string[];
+  /** Param keys the browser may send; default `DEFAULT_ALLOWED_PARAMS`. Others get 422 INVALID_BODY. */
+  allowParams?: readonly string[];
+  /** Largest submit body, in bytes. Default 100 KiB. */
+  maxBodyBytes?: number;
+  /** Runs before a submit: authorise, rewrite or add params (return them), or throw to refuse. */
+  beforeSubmit?(params: GenerateParams, context: Context): GenerateParams | void | Promise<GenerateParams | void>;
+  /** Runs after a submit was accepted (record the generation); the 202 body is sent once it settles. */
+  onSubmitted?(submitted: SubmitResponse, params: GenerateParams, context: Context): unknown;
+}
+
+export interface ApiHandler<Context = undefined> {
+  /** Whether `method path` is one of the routes, so an adapter can pass others on untouched. */
+  handles(method: string, path: string): boolean;
+  /**
+   * Answers one request. `path` is relative to where the routes are mounted:
+   * `POST /generations` (the 202 body), `GET /generations/:id`, `GET /models`, `GET /credits`.
+   */
+  handle(request: Request, path: string, context: Context): Promise<Response>;
+}
+
+type Route = 'submit' | 'status' | 'models' | 'credits';
+
+/**
+ * JSON routes for an app's own front end, framework-neutral (Web `Request` in, `Response` out):
+ * the adapters mount them. SDK errors become the spec's status and error body.
+ */
+export function createApiHandler<Context = undefined>(options: ApiHandlerOptions<Context>): ApiHandler<Context> {
+  const { client } = options;
+  const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
+  const allowParams = new Set(options.allowParams ?? DEFAULT_ALLOWED_PARAMS);
+  const maxBytes = options.maxBodyBytes ?? 100 * 1024;
+
+  const routes: Record<Route, (request: Request, path: string, context: Context) => Promise<Response>> = {
+    async submit(request, _path, context) {
+      const body = await readJsonObject(request, maxBytes);
+      if (body instanceof Response) return body;
+      const field = Object.keys(body).find((key) => !allowParams.has(key));
+      if (field) return refuse(422, 'INVALID_BODY', `The param "${field}" is not accepted here.`, { details: { field } });
+      if (typeof body.model !== 'string' || body.model === '') {
+        return refuse(422, 'INVALID_BODY', 'The body needs a "model" slug.', { details: { field: 'model' } });
+      }
+      if (allowModels && !allowModels.has(body.model)) {
+        return refuse(403, 'MODEL_NOT_ALLOWED', `The model "${body.model}" is not enabled here.`, { model: body.model });
+      }
+      const params = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
+      // The browser's key, when it sends one, makes a double click bill once.
+      const idempotencyKey = request.headers.get('idempotency-key') || undefined;
+      const submitted = await client.generations.create(params, idempotencyKey ? { idempotencyKey } : {});
+      await options.onSubmitted?.(submitted, params, context);
+      return Response.json(submitted, { status: 202 });
+    },
+    async status(_request, path) {
+      const generation = await client.generations.get(decodeURIComponent(path.slice('/generations/'.length)));
+      if (allowModels && !allowModels.has(generation.model)) return refuse(404, 'NOT_FOUND', 'No such generation.');
+      return Response.json(generation);
+    },
+    async models() {
+      const list = await client.models.list();
+      return Response.json(allowModels ? { ...list, models: list.models.filter((m) => allowModels.has(m.slug)) } : list);
+    },
+    async credits() {
+      return Response.json(await client.credits.get());
+    },
+  };
+
+  return {
+    handles: (method, path) => route(method, path) !== undefined,
+    async handle(request, path, context) {
+      const name = route(request.method, path);
+      if (!name) return refuse(404, 'NOT_FOUND', `No route ${request.method} ${path}.`);
+      try {
+        return await routes[name](request, path, context);
+      } catch (error) {
+        return errorResponse(error);
+      }
+    },
+  };
+}
+
+function route(method: string, path: string): Route | undefined {
+  if (method === 'POST') return path === '/generations' ? 'submit' : undefined;
+  if (method !== 'GET') return undefined;
+  if (/^\/generations\/[^/]+$/.test(path)) return 'status';
+  if (path === '/models') return 'models';
+  if (path === '/credits') return 'credits';
+  return undefined;
+}
+
+/** The body as a JSON object, or the 4xx that says why it is not one. */
+async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown> | Response> {
+  if (!isJsonContentType(request.headers.get('content-type'))) return refuse(415, 'INVALID_BODY', 'Send the body as application/json.');
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(await readBody(request, maxBytes)));
+  } catch (error) {
+    if (error === BODY_TOO_LARGE) return refuse(413, 'INVALID_BODY', `The body is larger than ${maxBytes} bytes.`);
+    return refuse(422, 'INVALID_BODY', 'The body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refuse(422, 'INVALID_BODY', 'The body must be a JSON object.');
+  return value as Record<string, unknown>;
+}
+
+function refuse(status: number, error: string, message: string, extra: Record<string, unknown> = {}): Response {
+  return Response.json(
+    { error, message, next: 'Change the request; sending it again as is will fail the same way.', request_id: null, ...extra },
+    { status },
+  );
+}

@@ -1,0 +1,59 @@
+import { isMediaGenError, type MediaGenError } from '../errors';
+
+export interface ErrorReply {
+  status: number;
+  /** The spec's error body: `error`, `message`, `next`, `request_id`, plus the code's own fields. */
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** Fields of a service error body that are safe to pass on to a browser (none carries a secret). */
+const PASSED_ON = ['model', 'details', 'field', 'reason', 'balance', 'needed', 'in_flight', 'max_concurrent', 'until', 'category'];
+
+/** Statuses for SDK errors that never reached the service. */
+const LOCAL_STATUS: Record<string, number> = {
+  PARAMS_INVALID: 422,
+  CONNECTION_ERROR: 502,
+  TIMEOUT: 504,
+  ABORTED: 503,
+  CONFIGURATION_ERROR: 500,
+};
+
+/**
+ * The HTTP answer an app's own API gives for an error the SDK threw: the service's status and
+ * error body for API errors, a matching one for client-side errors, and a bare 500 for anything
+ * else, whose message is not shown (it may hold internals).
+ */
+export function errorReply(error: unknown): ErrorReply {
+  if (!isMediaGenError(error)) {
+    return { status: 500, headers: {}, body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null } };
+  }
+  const status = error.status ?? LOCAL_STATUS[error.code] ?? 500;
+  const body: Record<string, unknown> = {
+    error: error.code,
+    message: error.message,
+    next: error.next ?? null,
+    request_id: error.requestId ?? null,
+  };
+  const wire = error.body;
+  if (typeof wire === 'object' && wire !== null) {
+    for (const key of PASSED_ON) if (key in wire) body[key] = (wire as Record<string, unknown>)[key];
+  }
+  const issues = (error as MediaGenError & { issues?: { field: string }[] }).issues;
+  if (Array.isArray(issues)) {
+    body.issues = issues;
+    if (issues[0]) body.details = { field: issues[0].field };
+  }
+  const headers: Record<string, string> = {};
+  if (error.requestId) headers['x-request-id'] = error.requestId;
+  const retryAfterMs = (error as MediaGenError & { retryAfterMs?: number }).retryAfterMs;
+  if (typeof retryAfterMs === 'number') headers['retry-after'] = String(Math.ceil(retryAfterMs / 1000));
+  else if (status === 409) headers['retry-after'] = '3';
+  return { status, body, headers };
+}
+
+/** `errorReply(error)` as a Web `Response`. */
+export function errorResponse(error: unknown): Response {
+  const { status, body, headers } = errorReply(error);
+  return Response.json(body, { status, headers });
+}

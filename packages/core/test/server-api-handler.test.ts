@@ -1,0 +1,78 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { MediaGenClient } from '../src/index';
+import { createApiHandler } from '../src/server';
+import { errorBody, json, startScriptedServer } from './support/scripted-server';
+
+// The service behind the handler: accepts any submit, and refuses one prompt as the real one would.
+const service = await startScriptedServer((req, res) => {
+  if (req.method === 'POST' && req.body.includes('[[blocked]]')) return json(res, 400, errorBody('CONTENT_POLICY_VIOLATION'));
+  if (req.method === 'POST') {
+    return json(res, 202, { generation_id: 'g-1', status: 'pending', model: JSON.parse(req.body).model, credits_estimate: 4, pricing_source: 'catalog_default', created_at: '' });
+  }
+  json(res, 404, errorBody('NOT_FOUND'));
+});
+afterAll(() => service.close());
+
+const client = new MediaGenClient({ apiKey: 'svc_live_server_side', baseUrl: service.url, validate: false, maxRetries: 0 });
+const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  new Request('http://app.test/api/generations', { method: 'POST', headers, body });
+
+describe('createApiHandler', () => {
+  it('claims only its four routes', () => {
+    const api = createApiHandler({ client });
+    expect(api.handles('POST', '/generations')).toBe(true);
+    expect(api.handles('GET', '/generations/abc')).toBe(true);
+    expect(api.handles('GET', '/models')).toBe(true);
+    expect(api.handles('GET', '/credits')).toBe(true);
+    expect(api.handles('GET', '/generations')).toBe(false);
+    expect(api.handles('DELETE', '/generations/abc')).toBe(false);
+    expect(api.handles('POST', '/models')).toBe(false);
+  });
+
+  it('submits, passing the browser idempotency key and the adapter context to the hooks', async () => {
+    const seen: unknown[] = [];
+    const api = createApiHandler<{ user: string }>({
+      client,
+      beforeSubmit: (params, ctx) => ({ ...params, seed: ctx.user.length }),
+      onSubmitted: (submitted, params, ctx) => void seen.push([submitted.generation_id, params.seed, ctx.user]),
+    });
+    const res = await api.handle(post('{"model":"image-fast","prompt":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'click-1' }), '/generations', { user: 'ada' });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ generation_id: 'g-1', status: 'pending' });
+    expect(seen).toEqual([['g-1', 3, 'ada']]);
+    const sent = service.requests.at(-1)!;
+    expect(sent.headers['idempotency-key']).toBe('click-1');
+    expect(JSON.parse(sent.body)).toEqual({ model: 'image-fast', prompt: 'x', seed: 3 });
+  });
+
+  it('refuses bad bodies with the spec error body and never reaches the service', async () => {
+    const api = createApiHandler({ client, maxBodyBytes: 64, allowModels: ['image-fast'], allowParams: ['model', 'prompt'] });
+    const before = service.requests.length;
+    const cases: Array<[Request, number, string]> = [
+      [post('model=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'INVALID_BODY'],
+      [post('{"model": '), 422, 'INVALID_BODY'],
+      [post('[1,2]'), 422, 'INVALID_BODY'],
+      [post(JSON.stringify({ model: 'image-fast', prompt: 'x'.repeat(100) })), 413, 'INVALID_BODY'],
+      [post('{"prompt":"no model"}'), 422, 'INVALID_BODY'],
+      [post('{"model":"image-fast","seed":1}'), 422, 'INVALID_BODY'],
+      [post('{"model":"video-standard"}'), 403, 'MODEL_NOT_ALLOWED'],
+    ];
+    for (const [index, [request, status, code]] of cases.entries()) {
+      const res = await api.handle(request, '/generations', undefined);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect([res.status, body.error], `case ${index}`).toEqual([status, code]);
+      expect(body).toMatchObject({ message: expect.any(String), next: expect.any(String) });
+    }
+    expect(service.requests.length).toBe(before);
+  });
+
+  it("answers the service's own error with its status and body, without the key", async () => {
+    const api = createApiHandler({ client });
+    const res = await api.handle(post('{"model":"image-fast","prompt":"a [[blocked]] cat"}'), '/generations', undefined);
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION', next: 'do something about CONTENT_POLICY_VIOLATION' });
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(text).not.toContain('svc_live_server_side');
+  });
+});
