@@ -1,6 +1,6 @@
 import { deliver, makePayload, NEW_SECRET } from '@mediagen/conformance';
 import { request } from 'node:http';
-import { signWebhook, type WebhookEvent } from '@mediagen/core';
+import { ConfigurationError, signWebhook, type WebhookEvent } from '@mediagen/core';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,6 +91,7 @@ describe('options', () => {
 
   it('refuses a malformed limit at setup', () => {
     expect(() => mediagenWebhook({ secrets: NEW_SECRET, limit: 'lots', onEvent: () => {} })).toThrow(/Invalid body limit/);
+    expect(() => mediagenWebhook({ secrets: NEW_SECRET, limit: 'lots', onEvent: () => {} })).toThrow(ConfigurationError);
   });
 
   it('defaults the secret to MEDIAGEN_WEBHOOK_SECRET, and answers 500 (retried) when there is none', async () => {
