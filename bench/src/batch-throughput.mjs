@@ -74,7 +74,7 @@ export async function run({ quick }) {
   if (missingEmu) {
     return { rows: [{ id: 'batch', what, ours: `not measured: ${missingEmu}`, peers: {}, target: `≥ ${TARGET} of bound, 0 429s with the gate`, status: 'not measured' }], raw: { missing: missingEmu } };
   }
-  const missingGate = gateMissing();
+  const missingGate = await gateMissing();
   const emu = await startEmulatorChild(config(timeScale));
   try {
     // The naive side can take many times the bound (its resends count against the minute

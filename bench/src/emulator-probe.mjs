@@ -1,6 +1,4 @@
 // Whether the pieces the emulator rows need have landed, and the emulator in a child process.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { startChild, here } from './child.mjs';
 
 export async function emulatorMissing() {
@@ -13,13 +11,14 @@ export async function emulatorMissing() {
   }
 }
 
-/** The client-side gate: `gate?:` among the built client's options. */
-export function gateMissing() {
+/** The client-side gate, asked of the built client itself (not of its type files, which the build may split). */
+export async function gateMissing() {
   try {
-    const dts = fileURLToPath(import.meta.resolve('@mediagen/core').replace(/\.js$/, '.d.ts'));
-    return /\bgate\?\s*:/.test(readFileSync(dts, 'utf8')) ? null : "@mediagen/core's client has no `gate` option yet";
+    const { MediaGenClient } = await import('@mediagen/core');
+    const client = new MediaGenClient({ apiKey: 'svc_live_probe', baseUrl: 'http://127.0.0.1:9', gate: true });
+    return client.gate?.enabled === true ? null : "@mediagen/core's client has no `gate` option yet";
   } catch (e) {
-    return `@mediagen/core types unreadable (${e.message})`;
+    return `@mediagen/core does not load (${String(e?.message ?? e).split('\n')[0].slice(0, 120)})`;
   }
 }
 
