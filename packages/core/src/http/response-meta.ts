@@ -32,8 +32,6 @@ export function parseCount(value: string | null): number | undefined {
  * so `JSON.stringify(result)` is still exactly the wire body an app may pass on.
  */
 export function withMeta<T extends object, M extends object>(data: T, meta: M): T & M {
-  for (const [key, value] of Object.entries(meta)) {
-    Object.defineProperty(data, key, { value, enumerable: false, configurable: true });
-  }
+  for (const key in meta) Object.defineProperty(data, key, { value: meta[key], enumerable: false, configurable: true });
   return data as T & M;
 }

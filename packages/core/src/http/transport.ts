@@ -52,10 +52,13 @@ const BACKOFF_CAP_MS = 30_000;
 export class Transport {
   readonly #config: TransportConfig;
   readonly #authorization: string;
+  /** The headers of every bodiless, keyless request (all reads): built once, never mutated. */
+  readonly #readHeaders: Record<string, string>;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.#authorization = `Bearer ${config.apiKey}`;
+    this.#readHeaders = { authorization: this.#authorization, accept: 'application/json' };
   }
 
   get baseUrl(): string {
@@ -64,13 +67,16 @@ export class Transport {
 
   async request<T>(req: Request): Promise<Response<T>> {
     const maxRetries = req.maxRetries ?? this.#config.maxRetries;
-    const headers: Record<string, string> = { authorization: this.#authorization, accept: 'application/json' };
+    let headers = this.#readHeaders;
     let payload: string | undefined;
-    if (req.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      payload = JSON.stringify(req.body);
+    if (req.body !== undefined || req.idempotencyKey !== undefined) {
+      headers = { ...headers };
+      if (req.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        payload = JSON.stringify(req.body);
+      }
+      if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     }
-    if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     const url = this.#config.baseUrl + req.path;
 
     for (let attempt = 1; ; attempt++) {

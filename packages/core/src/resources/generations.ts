@@ -161,7 +161,8 @@ export class Generations {
     });
     const generation = normalizeGeneration(data);
     // Seen terminal: its slot in the gate is free (wait and run read through here too).
-    if (isTerminal(generation)) await this.#config.gate.settle(generation.generation_id ?? id);
+    const gate = this.#config.gate;
+    if (gate.enabled && isTerminal(generation)) await gate.settle(generation.generation_id ?? id);
     return withMeta(generation, meta);
   }
 
