@@ -6,8 +6,6 @@ export type { Submitted, WaitOptions, RunOptions } from './resources/generations
 export * from './types';
 export { verifyWebhook, signWebhook, type VerifyWebhookInput, type WebhookEvent } from './webhooks/verify';
 export { isRawBody, isParsedBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
-export { handleWebhook, type HandleWebhookOptions, type WebhookContext } from './webhooks/handler';
-export { MemoryDedupeStore, type WebhookDedupeStore, type DedupeClaim, type MemoryDedupeStoreOptions } from './webhooks/dedupe';
 export { validateParams } from './params/validate';
 export { quotePrice, creditsForQuality, creditsForReferences, type PriceQuote } from './params/pricing';
 export { ENHANCE_CREDITS } from './limits';

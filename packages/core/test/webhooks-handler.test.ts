@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryDedupeStore, handleWebhook, signWebhook, type HandleWebhookOptions, type WebhookEvent } from '../src/index';
+import { signWebhook, type WebhookEvent } from '../src/index';
+import { MemoryDedupeStore, handleWebhook, type HandleWebhookOptions } from '../src/server';
 
 const SECRET = 'whsec_handler';
 let counter = 0;

@@ -1,11 +1,5 @@
-import {
-  RAW_BODY_HELP,
-  WebhookVerificationError,
-  handleWebhook,
-  type HandleWebhookOptions,
-  type WebhookContext,
-  type WebhookEvent,
-} from '@mediagen/core';
+import { RAW_BODY_HELP, WebhookVerificationError, type WebhookEvent } from '@mediagen/core';
+import { handleWebhook, type HandleWebhookOptions, type WebhookContext } from '@mediagen/core/server';
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
 import { parseLimit, type BodyLimit } from './limit';
 import { findRawBody } from './raw-body';
