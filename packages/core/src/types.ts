@@ -45,6 +45,17 @@ export interface SubmitResponse extends Open {
   request_id: string;
 }
 
+/**
+ * The answer to `estimate: true`. Its shape is not part of the published contract, so every
+ * field is optional; `credits_estimate` is what the service has been seen to answer.
+ */
+export interface EstimateResponse extends Open {
+  credits_estimate?: number;
+  pricing_source?: PricingSource;
+  model?: string;
+  request_id?: string;
+}
+
 /** Body of `POST /api/v1/generate`. */
 export interface GenerateParams extends Open {
   model: string;

@@ -13,7 +13,7 @@ import { withMeta, type ResponseMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import { isExpired } from '../links/output-link';
 import { validateParams } from '../params/validate';
-import type { GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
+import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
 import { sleep } from '../util/sleep';
 import type { Models } from './models';
 import { isTerminal, normalizeGeneration } from './normalize';
@@ -99,10 +99,10 @@ export class Generations {
   }
 
   /** The exact cost of `params`, from the same validation and pricing as a submit. Charges nothing. */
-  async estimate(params: GenerateParams, options: RequestOptions = {}): Promise<Record<string, unknown> & ResponseMeta> {
+  async estimate(params: GenerateParams, options: RequestOptions = {}): Promise<EstimateResponse & ResponseMeta> {
     const list = await this.#check(params, options.signal);
     try {
-      const { data, meta } = await this.#transport.request<Record<string, unknown>>({
+      const { data, meta } = await this.#transport.request<EstimateResponse>({
         ...options,
         method: 'POST',
         path: '/api/v1/generate',
