@@ -5,6 +5,7 @@ export type { ResponseMeta } from './http/response-meta';
 export type { Submitted, WaitOptions, RunOptions } from './resources/generations';
 export * from './types';
 export { verifyWebhook, signWebhook, type VerifyWebhookInput, type WebhookEvent } from './webhooks/verify';
+export { setHmacBackend, hmacBackend, type HmacBackend } from './crypto/hmac';
 export { isRawBody, isParsedBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
 export { validateParams } from './params/validate';
 export { quotePrice, creditsForQuality, creditsForReferences, type PriceQuote } from './params/pricing';
