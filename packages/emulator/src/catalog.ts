@@ -1,23 +1,11 @@
 import type { GenerateParams, Model } from '@mediagen/core';
 
 /** Params after validation: defaults applied, resolution tags resolved, seed fixed. */
-export interface Normalized {
-  prompt: string;
-  negative_prompt?: string;
-  aspect_ratio?: string;
-  size?: string;
-  quality?: string;
-  resolution?: string;
-  duration?: number;
-  audio?: boolean;
-  reference_images: string[];
-  number_results: number;
-  seed: number;
-  input_image?: string;
-  input_video?: string;
-  input_audio?: string;
-  enhance: boolean;
-}
+export type Normalized = Pick<
+  GenerateParams,
+  'negative_prompt' | 'aspect_ratio' | 'size' | 'quality' | 'resolution' | 'duration' | 'audio' | 'input_image' | 'input_video' | 'input_audio'
+> &
+  Required<Pick<GenerateParams, 'prompt' | 'reference_images' | 'number_results' | 'seed' | 'enhance'>>;
 
 export type InputField = 'input_image' | 'input_video' | 'input_audio';
 export type OutputFormat = 'png' | 'gif' | 'wav' | 'txt';

@@ -25,18 +25,21 @@ function faultReply(f: Fault): Reply {
   return errorReply(new ApiError(f.status ?? 500, code, f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`, {}, headers));
 }
 
-/** Applies a fault at its point; returns true when it ended the request (reset or error sent). */
-async function applyFault(f: Fault, res: ServerResponse, rid: string): Promise<boolean> {
+/**
+ * Applies a fault at its point; returns true when it ended the request (reset or error sent).
+ * `beforeEnd` runs after the delay and just before the request ends, so state held for the
+ * request (an idempotency claim) stays held for as long as the request seems to run.
+ */
+async function applyFault(f: Fault, res: ServerResponse, rid: string, extraHeaders: Record<string, string> = {}, beforeEnd?: () => void): Promise<boolean> {
   if (f.delayMs > 0) await sleep(f.delayMs);
-  if (f.reset) {
-    res.socket?.destroy();
-    return true;
+  if (!f.reset && f.status === undefined) return false;
+  beforeEnd?.();
+  if (f.reset) res.socket?.destroy();
+  else {
+    const reply = faultReply(f);
+    send(res, rid, { ...reply, headers: { ...reply.headers, ...extraHeaders } });
   }
-  if (f.status !== undefined) {
-    send(res, rid, faultReply(f));
-    return true;
-  }
-  return false;
+  return true;
 }
 
 type Endpoint = 'generate' | 'status' | 'models' | 'credits' | 'output';
@@ -155,17 +158,13 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
     }
     fault = s.faults.take('generate');
     if (fault?.when === 'before') {
-      if (fault.delayMs > 0) await sleep(fault.delayMs);
-      if (fault.reset || fault.status !== undefined) {
-        if (claimed && key !== undefined) s.idempotency.release(account.id, key);
+      const caller = account;
+      // A request failed before enqueue leaves nothing behind: its claim is given back.
+      const releaseClaim = () => {
+        if (claimed && key !== undefined) s.idempotency.release(caller.id, key);
         claimed = false;
-        if (fault.reset) {
-          res.socket?.destroy();
-          return;
-        }
-        send(res, rid, { ...faultReply(fault), headers: { ...faultReply(fault).headers, ...submitHeaders(s, account, estimate) } });
-        return;
-      }
+      };
+      if (await applyFault(fault, res, rid, submitHeaders(s, caller, estimate), releaseClaim)) return;
     }
     reply = submit(s, account, parsed, rid);
     if (claimed && key !== undefined) {
