@@ -1,4 +1,4 @@
-/** The wire's names and the spec's limits come from core's client-free `wire` entry. */
+/** The wire's names, the spec's limits and the signature scheme come from core's client-free `wire` entry. */
 export {
   API_PREFIX,
   ENHANCE_CREDITS,
@@ -7,6 +7,7 @@ export {
   NUMBER_RESULTS_MAX,
   PROMPT_MAX,
   REFERENCE_IMAGES_MAX,
+  signWebhook,
   WEBHOOK_USER_AGENT,
 } from '@mediagen/core/wire';
 export const KEY_PREFIX = 'svc_live_';

@@ -1,10 +1,10 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { WebhookEventType, WebhookPayload } from '@mediagen/core';
 import type { Clock } from './clock.js';
 import { monotonic } from './clock.js';
-import { H, WEBHOOK_USER_AGENT } from './constants.js';
+import { H, signWebhook, WEBHOOK_USER_AGENT } from './constants.js';
 
 /** One row per attempt, as the settings screen's delivery log shows them. */
 export interface DeliveryRow {
@@ -34,9 +34,6 @@ export const WINDOW_MS = 5_000;
 const WAITS_MS = [0, 1_000, 5_000];
 const BUDGET_MS = 90_000;
 const LOG_CAP = 10_000;
-
-export const sign = (body: Buffer | string, secret: string): string =>
-  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 interface AttemptResult {
   status: number | null;
@@ -119,6 +116,8 @@ export class Webhooks {
 
   private async chain(accountId: string, ep: Endpoint, event: WebhookEventType, generationId: string, body: Buffer, epoch: number) {
     const start = monotonic();
+    // Signed once per endpoint: every attempt carries the same bytes.
+    const signature = await signWebhook(body, ep.secret);
     let last: DeliveryRow | null = null;
     for (let attempt = 1; attempt <= WAITS_MS.length; attempt++) {
       const wait = (WAITS_MS[attempt - 1] ?? 0) * this.timeScale;
@@ -153,7 +152,7 @@ export class Webhooks {
       const p = post(ep.url, body, {
         'content-type': 'application/json',
         'user-agent': WEBHOOK_USER_AGENT,
-        [H.signature]: sign(body, ep.secret),
+        [H.signature]: signature,
         [H.event]: event,
         [H.deliveryId]: deliveryId,
       });
