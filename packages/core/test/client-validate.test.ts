@@ -41,6 +41,15 @@ describe('validation before submit', () => {
     expect(service.count('GET', '/api/v1/models')).toBe(2);
   });
 
+  it('models.find reads one model from the same per-client cache', async () => {
+    service = await startFakeService({ models: [imageFast, imagePro] });
+    const c = client(service.url);
+    expect((await c.models.find('image-pro'))?.slug).toBe('image-pro');
+    expect(await c.models.find('no-such-model')).toBeUndefined();
+    await c.generations.create({ model: 'image-fast', prompt: 'cat' });
+    expect(service.count('GET', '/api/v1/models')).toBe(1);
+  });
+
   it('leaves an unknown slug to the server', async () => {
     service = await startFakeService({ models: [imageFast] });
     service.state.submitOverride = (p) => (p.model === 'brand-new' ? [422, { error: 'UNKNOWN_MODEL', message: 'no', next: 'list' }] : undefined);
