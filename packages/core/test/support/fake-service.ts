@@ -1,14 +1,6 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { Model, RateLimitInfo } from '../../src/types';
-
-export interface Seen {
-  method: string;
-  path: string;
-  at: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+import { startScriptedServer } from './scripted-server';
 
 interface Gen {
   id: string;
@@ -22,7 +14,6 @@ interface Gen {
  * through the returned object.
  */
 export async function startFakeService(init: { models: Model[]; rateLimit?: RateLimitInfo }) {
-  const seen: Seen[] = [];
   const gens = new Map<string, Gen>();
   const state = {
     models: init.models,
@@ -43,12 +34,8 @@ export async function startFakeService(init: { models: Model[]; rateLimit?: Rate
     res.end(JSON.stringify({ ...body, request_id }));
   };
 
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const path = (req.url ?? '').split('?')[0]!;
-    const body = Buffer.concat(chunks).toString();
-    seen.push({ method: req.method ?? '', path, at: Date.now(), headers: req.headers, body });
+  const server = await startScriptedServer((req, res) => {
+    const { path, body } = req;
     const base = `http://${req.headers.host}`;
 
     if (req.method === 'GET' && path === '/api/v1/models') {
@@ -99,10 +86,9 @@ export async function startFakeService(init: { models: Model[]; rateLimit?: Rate
     }
     send(res, 404, { error: 'NOT_FOUND', message: path, next: '' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const seen = server.requests;
   return {
-    url,
+    url: server.url,
     seen,
     state,
     gens,
@@ -112,10 +98,6 @@ export async function startFakeService(init: { models: Model[]; rateLimit?: Rate
       const gen = gens.get(id);
       if (gen) gen.status = status;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

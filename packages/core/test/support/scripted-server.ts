@@ -4,11 +4,15 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedRequest {
   method: string;
   url: string;
+  /** `url` without its query. */
+  path: string;
+  /** When it arrived (ms since epoch). */
+  at: number;
   headers: IncomingMessage['headers'];
   body: string;
 }
 
-export type Responder = (req: RecordedRequest, res: ServerResponse, index: number) => void | Promise<void>;
+export type Responder = (req: RecordedRequest, res: ServerResponse, index: number) => unknown;
 
 /** A real HTTP server on a free port whose answers each test scripts, recording every request. */
 export async function startScriptedServer(responder: Responder) {
@@ -16,7 +20,8 @@ export async function startScriptedServer(responder: Responder) {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const url = req.url ?? '';
+    const recorded = { method: req.method ?? '', url, path: url.split('?')[0]!, at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString() };
     requests.push(recorded);
     await responder(recorded, res, requests.length - 1);
   });
