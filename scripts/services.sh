@@ -9,7 +9,6 @@ if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
-  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
     --dir /tmp --logfile /tmp/mediagen-redis.log
 fi
