@@ -72,7 +72,19 @@ export async function run({ quick }) {
   const missingEmu = await emulatorMissing();
   const what = `Batch: ${n} image generations, Pro limits, timeScale ${timeScale}`;
   if (missingEmu) {
-    return { rows: [{ id: 'batch', what, ours: `not measured: ${missingEmu}`, peers: {}, target: `≥ ${TARGET} of bound, 0 429s with the gate`, status: 'not measured' }], raw: { missing: missingEmu } };
+    return {
+      rows: [
+        {
+          id: 'batch',
+          what,
+          ours: `not measured: ${missingEmu}`,
+          peers: {},
+          target: `≥ ${TARGET} of bound, 0 429s with the gate`,
+          status: 'not measured',
+        },
+      ],
+      raw: { missing: missingEmu },
+    };
   }
   const missingGate = await gateMissing();
   const emu = await startEmulatorChild(config(timeScale));

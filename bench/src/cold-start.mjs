@@ -16,7 +16,12 @@ export async function run({ quick }) {
       async () => {
         const r = await runNode([here('./child/import-one.mjs'), spec]);
         if (r.code !== 0) {
-          failures[name] = (r.stderr.trim().split('\n').find((l) => /Error/.test(l)) ?? `exit ${r.code}`).slice(0, 160);
+          failures[name] = (
+            r.stderr
+              .trim()
+              .split('\n')
+              .find((l) => /Error/.test(l)) ?? `exit ${r.code}`
+          ).slice(0, 160);
           return NaN;
         }
         wall[name].push(r.wallMs);
@@ -28,9 +33,7 @@ export async function run({ quick }) {
   // Discard the warm-up's wall times too (interleave only trims the returned samples).
   for (const k of Object.keys(wall)) wall[k] = wall[k].slice(-rounds);
   const sum = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
-  const vsOurs = Object.fromEntries(
-    PEERS.map((p) => [p, stats(samples[p].map((x, i) => x / samples.ours[i]))]),
-  );
+  const vsOurs = Object.fromEntries(PEERS.map((p) => [p, stats(samples[p].map((x, i) => x / samples.ours[i]))]));
   const cell = (name) =>
     failures[name] ? `error: ${failures[name]}` : `${fmt.time(sum[name].median)} (${fmt.ratio(vsOurs[name]).replace(/ \(.*/, '')} ours)`;
   const beaten = PEERS.filter((p) => !failures[p] && vsOurs[p].median > 1);
@@ -50,6 +53,13 @@ export async function run({ quick }) {
   ];
   return {
     rows,
-    raw: { rounds, importMs: sum, vsOurs, processWallMs: Object.fromEntries(Object.entries(wall).map(([k, v]) => [k, stats(v)])), samples, failures },
+    raw: {
+      rounds,
+      importMs: sum,
+      vsOurs,
+      processWallMs: Object.fromEntries(Object.entries(wall).map(([k, v]) => [k, stats(v)])),
+      samples,
+      failures,
+    },
   };
 }

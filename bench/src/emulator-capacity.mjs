@@ -36,9 +36,30 @@ const codesOf = (r) =>
 function notMeasured(why) {
   return {
     rows: [
-      { id: 'emulator-submits', what: 'Emulator: submits/s held, no errors', ours: `not measured: ${why}`, peers: {}, target: `≥ ${SUBMIT_TARGET}/s`, status: 'not measured' },
-      { id: 'emulator-reads', what: 'Emulator: status reads/s held, no errors', ours: `not measured: ${why}`, peers: {}, target: `≥ ${READ_TARGET}/s`, status: 'not measured' },
-      { id: 'emulator-memory', what: 'Emulator: memory for 10,000 generations', ours: `not measured: ${why}`, peers: {}, target: '< 200 MB', status: 'not measured' },
+      {
+        id: 'emulator-submits',
+        what: 'Emulator: submits/s held, no errors',
+        ours: `not measured: ${why}`,
+        peers: {},
+        target: `≥ ${SUBMIT_TARGET}/s`,
+        status: 'not measured',
+      },
+      {
+        id: 'emulator-reads',
+        what: 'Emulator: status reads/s held, no errors',
+        ours: `not measured: ${why}`,
+        peers: {},
+        target: `≥ ${READ_TARGET}/s`,
+        status: 'not measured',
+      },
+      {
+        id: 'emulator-memory',
+        what: 'Emulator: memory for 10,000 generations',
+        ours: `not measured: ${why}`,
+        peers: {},
+        target: '< 200 MB',
+        status: 'not measured',
+      },
     ],
     raw: { missing: why },
   };
@@ -76,7 +97,19 @@ export async function run({ quick }) {
     try {
       const targets = await seedIds(emu.url, 200);
       const submitLoad = (rate, dur) =>
-        loader.ask({ cmd: 'load', opts: { url: emu.url, method: 'POST', path: '/api/v1/generate', body: BODY, keys, connections: 10, duration: dur, overallRate: rate } });
+        loader.ask({
+          cmd: 'load',
+          opts: {
+            url: emu.url,
+            method: 'POST',
+            path: '/api/v1/generate',
+            body: BODY,
+            keys,
+            connections: 10,
+            duration: dur,
+            overallRate: rate,
+          },
+        });
       const readLoad = (rate, dur) =>
         loader.ask({ cmd: 'load', opts: { url: emu.url, targets, connections: 20, duration: dur, overallRate: rate } });
       for (let r = 0; r < rounds; r++) {
@@ -102,7 +135,13 @@ export async function run({ quick }) {
     try {
       const [[firstKey, firstId]] = await seedIds(emu.url, 1);
       const before = await emu.memory();
-      const fill = await loader.ask({ cmd: 'load', opts: { url: emu.url, method: 'POST', path: '/api/v1/generate', body: BODY, keys, connections: 10, amount: memoryCount } }, 300_000);
+      const fill = await loader.ask(
+        {
+          cmd: 'load',
+          opts: { url: emu.url, method: 'POST', path: '/api/v1/generate', body: BODY, keys, connections: 10, amount: memoryCount },
+        },
+        300_000,
+      );
       await new Promise((r) => setTimeout(r, 500)); // let the last renders finish (timeScale 0.0001)
       const after = await emu.memory();
       const first = await fetch(`${emu.url}/api/v1/generations/${firstId}`, { headers: { authorization: `Bearer ${firstKey}` } });
@@ -120,7 +159,9 @@ export async function run({ quick }) {
       const errs = runs.reduce((a, x) => a + errorsOf(x), 0);
       const c = ceiling[what];
       const ratio = stats(runs.map((x) => x.okPerSec / target));
-      const codes = runs.map((x) => JSON.stringify(Object.fromEntries(Object.entries(x.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])))).join(' ');
+      const codes = runs
+        .map((x) => JSON.stringify(Object.fromEntries(Object.entries(x.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]))))
+        .join(' ');
       return {
         id: `emulator-${what}`,
         what: `Emulator: ${label} held at ${target}/s offered, ${seconds} s ×${rounds}`,

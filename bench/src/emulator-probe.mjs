@@ -7,7 +7,9 @@ export async function emulatorMissing() {
     if (typeof mod.startEmulator !== 'function') return '@mediagen/emulator has no startEmulator export yet';
     return null;
   } catch (e) {
-    return `@mediagen/emulator does not load (${String(e?.message ?? e).split('\n')[0].slice(0, 120)})`;
+    return `@mediagen/emulator does not load (${String(e?.message ?? e)
+      .split('\n')[0]
+      .slice(0, 120)})`;
   }
 }
 
@@ -18,7 +20,9 @@ export async function gateMissing() {
     const client = new MediaGenClient({ apiKey: 'svc_live_probe', baseUrl: 'http://127.0.0.1:9', gate: true });
     return client.gate?.enabled === true ? null : "@mediagen/core's client has no `gate` option yet";
   } catch (e) {
-    return `@mediagen/core does not load (${String(e?.message ?? e).split('\n')[0].slice(0, 120)})`;
+    return `@mediagen/core does not load (${String(e?.message ?? e)
+      .split('\n')[0]
+      .slice(0, 120)})`;
   }
 }
 

@@ -20,7 +20,10 @@ export function machine() {
 
 const STATUS = { pass: 'pass', miss: '**miss**', info: 'info', 'not measured': 'not measured', error: '**error**' };
 
-const cellMd = (s) => String(s ?? '—').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cellMd = (s) =>
+  String(s ?? '—')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
 
 export function markdown({ meta, rows }) {
   const head = ['What', 'Ours', ...PEER_COLUMNS.map((p) => `\`${p}\``), 'Floor', 'Ratio', 'Target', 'Result'];
@@ -30,7 +33,9 @@ export function markdown({ meta, rows }) {
     `- CPU: ${meta.machine.cpu} (${meta.machine.cores} cores), ${meta.machine.memoryGiB} GiB`,
     `- Node: ${meta.machine.node} (${meta.machine.platform})`,
     `- Run: ${meta.startedAt}, ${meta.quick ? '**quick mode** (`pnpm bench --quick`: fewer rounds and generations)' : 'full (`pnpm bench`)'}, ${(meta.durationMs / 1000).toFixed(1)} s`,
-    `- Peers: ${Object.entries(meta.peerVersions).map(([p, v]) => `${p} ${v}`).join(', ')}`,
+    `- Peers: ${Object.entries(meta.peerVersions)
+      .map(([p, v]) => `${p} ${v}`)
+      .join(', ')}`,
     '',
     'Every timing is taken side by side in one process run: the cases run interleaved (order rotated each round) for several rounds, and each figure is the median with (min–max) over the rounds. Ratios are computed round by round. Absolute times on this shared machine are noise; the ratios are the result. A **miss** is the next piece of work, not something to hide.',
     '',
@@ -44,7 +49,15 @@ export function markdown({ meta, rows }) {
       notes.push(r.note);
       what += ` [${notes.length}]`;
     }
-    const cells = [what, r.ours, ...PEER_COLUMNS.map((p) => r.peers?.[p] ?? '—'), r.floor ?? '—', r.ratio ?? '—', r.target ?? '—', STATUS[r.status] ?? r.status];
+    const cells = [
+      what,
+      r.ours,
+      ...PEER_COLUMNS.map((p) => r.peers?.[p] ?? '—'),
+      r.floor ?? '—',
+      r.ratio ?? '—',
+      r.target ?? '—',
+      STATUS[r.status] ?? r.status,
+    ];
     lines.push(`| ${cells.map(cellMd).join(' | ')} |`);
   }
   lines.push('', '## Notes', '');
@@ -63,7 +76,9 @@ export function markdown({ meta, rows }) {
 
 export function printTable({ meta, rows }) {
   const out = [];
-  out.push(`MediaGen bench — ${meta.machine.cpu} ×${meta.machine.cores}, Node ${meta.machine.node}, ${meta.quick ? 'quick' : 'full'} run, ${(meta.durationMs / 1000).toFixed(1)} s`);
+  out.push(
+    `MediaGen bench — ${meta.machine.cpu} ×${meta.machine.cores}, Node ${meta.machine.node}, ${meta.quick ? 'quick' : 'full'} run, ${(meta.durationMs / 1000).toFixed(1)} s`,
+  );
   const cols = ['what', 'ours', 'floor', 'ratio', 'target', 'result'];
   const data = rows.map((r) => [r.what, r.ours, r.floor ?? '—', r.ratio ?? '—', r.target ?? '—', r.status]);
   const widths = cols.map((c, i) => Math.min(60, Math.max(c.length, ...data.map((d) => String(d[i]).length))));

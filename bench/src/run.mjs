@@ -7,7 +7,10 @@ import { machine, printTable, write, PEER_COLUMNS } from './report.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 
 const MEASUREMENTS = [
   ['client-overhead', './client-overhead.mjs'],
@@ -50,7 +53,13 @@ for (const [name, file] of MEASUREMENTS) {
   } catch (error) {
     crashed = true;
     process.stderr.write(`crashed\n${error?.stack ?? error}\n`);
-    rows.push({ id: name, what: name, ours: `not measured: the measurement crashed (${String(error?.message ?? error).slice(0, 200)})`, peers: {}, status: 'error' });
+    rows.push({
+      id: name,
+      what: name,
+      ours: `not measured: the measurement crashed (${String(error?.message ?? error).slice(0, 200)})`,
+      peers: {},
+      status: 'error',
+    });
     raw[name] = { error: String(error?.stack ?? error) };
   }
 }

@@ -99,7 +99,9 @@ async function measureSize(size, { rounds, edge }) {
   const stripeHeader = stripe.webhooks.generateTestHeaderString({ payload: body, secret: stripeSecret });
 
   // Web Crypto floor: the key imported once (as core caches it), verify, then parse.
-  const webKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(ourSecret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const webKey = await crypto.subtle.importKey('raw', new TextEncoder().encode(ourSecret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'verify',
+  ]);
   const expectedBytes = Buffer.from(ourSignature.slice(7), 'hex');
 
   let sink = 0;

@@ -16,10 +16,7 @@ export function createApp({ client, store, webhookSecrets }: AppOptions): Expres
   const app = express();
 
   // The webhook route reads its own raw body: keep it before any express.json().
-  app.post(
-    '/api/webhooks/mediagen',
-    mediagenWebhook({ secrets: webhookSecrets, onEvent: (event) => void store.applyWebhook(event) }),
-  );
+  app.post('/api/webhooks/mediagen', mediagenWebhook({ secrets: webhookSecrets, onEvent: (event) => void store.applyWebhook(event) }));
 
   // The browser's list: what webhooks (and polling) taught us, newest first.
   app.get('/api/generations', (_req, res) => void res.json({ generations: store.list() }));

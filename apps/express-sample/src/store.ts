@@ -81,7 +81,15 @@ export class GenerationStore {
         `INSERT OR IGNORE INTO generations (generation_id, model, prompt, status, credits, created_at, updated_at, source)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'submit')`,
       )
-      .run(submitted.generation_id, submitted.model, params.prompt ?? null, submitted.status, submitted.credits_estimate, submitted.created_at, Date.now());
+      .run(
+        submitted.generation_id,
+        submitted.model,
+        params.prompt ?? null,
+        submitted.status,
+        submitted.credits_estimate,
+        submitted.created_at,
+        Date.now(),
+      );
   }
 
   /**

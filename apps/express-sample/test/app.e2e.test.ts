@@ -14,7 +14,9 @@ afterEach(async () => {
 });
 
 async function settled(s: Stack, id: string) {
-  return eventually(async () => (await s.list()).find((g) => g.generation_id === id && (g.status === 'completed' || g.status === 'failed')));
+  return eventually(async () =>
+    (await s.list()).find((g) => g.generation_id === id && (g.status === 'completed' || g.status === 'failed')),
+  );
 }
 
 describe('express-sample against the emulator, over HTTP', () => {
@@ -51,7 +53,13 @@ describe('express-sample against the emulator, over HTTP', () => {
     const s = await stack();
     const { body } = await s.submit({ model: 'image-fast', prompt: 'a cat [[fail:model_unavailable]]' });
     const failed = await settled(s, body.generation_id);
-    expect(failed).toMatchObject({ status: 'failed', output_url: null, error: { code: 'model_unavailable' }, credits_used: 0, source: 'webhook' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      output_url: null,
+      error: { code: 'model_unavailable' },
+      credits_used: 0,
+      source: 'webhook',
+    });
   });
 
   it('a duplicate or replayed delivery changes nothing; a bad signature is refused with 401', async () => {
@@ -60,9 +68,25 @@ describe('express-sample against the emulator, over HTTP', () => {
     const done = await settled(s, body.generation_id);
     const before = await s.list();
 
-    const raw = JSON.stringify({ generation_id: done.generation_id, status: 'failed', model: 'image-fast', output_url: null, output_urls: null, credits_charged: 0, duration_ms: 1, completed_at: new Date().toISOString(), error_code: 'unknown', error_message: 'replayed', retryable: false });
+    const raw = JSON.stringify({
+      generation_id: done.generation_id,
+      status: 'failed',
+      model: 'image-fast',
+      output_url: null,
+      output_urls: null,
+      credits_charged: 0,
+      duration_ms: 1,
+      completed_at: new Date().toISOString(),
+      error_code: 'unknown',
+      error_message: 'replayed',
+      retryable: false,
+    });
     const send = async (signature: string, event = 'generation.completed') =>
-      fetch(s.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-event': event }, body: raw });
+      fetch(s.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-event': event },
+        body: raw,
+      });
 
     expect((await send(await signWebhook(raw, SECRET))).status).toBe(200); // same generation + type: a duplicate
     expect((await send(await signWebhook(raw, 'whsec_attacker'))).status).toBe(401);
@@ -114,7 +138,16 @@ describe('express-sample against the emulator, over HTTP', () => {
       const again = reopened.applyWebhook({
         type: 'generation.completed',
         deliveryId: 'later',
-        data: { generation_id: body.generation_id, status: 'completed', model: 'image-fast', output_url: 'x', output_urls: ['x'], credits_charged: 999, duration_ms: 1, completed_at: '2030-01-01T00:00:00.000Z' },
+        data: {
+          generation_id: body.generation_id,
+          status: 'completed',
+          model: 'image-fast',
+          output_url: 'x',
+          output_urls: ['x'],
+          credits_charged: 999,
+          duration_ms: 1,
+          completed_at: '2030-01-01T00:00:00.000Z',
+        },
       });
       expect(again).toBe(false);
       expect(reopened.list()).toEqual(snapshot);

@@ -8,7 +8,14 @@ const emulator = await startEmulator({ port: 0, host: '127.0.0.1', config });
 function memory() {
   if (typeof globalThis.gc === 'function') for (let i = 0; i < 3; i++) globalThis.gc();
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, gc: typeof globalThis.gc === 'function' };
+  return {
+    rss: m.rss,
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+    gc: typeof globalThis.gc === 'function',
+  };
 }
 
 process.on('message', async (msg) => {

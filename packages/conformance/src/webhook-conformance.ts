@@ -66,7 +66,15 @@ export function describeWebhookConformance(target: WebhookConformanceTarget): vo
     });
 
     it('a failed-generation event is delivered with its error fields', async () => {
-      const payload = makePayload({ status: 'failed', output_url: null, output_urls: null, credits_charged: 0, error_code: 'model_unavailable', error_message: 'busy', retryable: true });
+      const payload = makePayload({
+        status: 'failed',
+        output_url: null,
+        output_urls: null,
+        credits_charged: 0,
+        error_code: 'model_unavailable',
+        error_message: 'busy',
+        retryable: true,
+      });
       const res = await deliver(server.url, payload, { secret: NEW_SECRET });
       expect(res.status).toBe(200);
       expect(events.map((e) => [e.type, e.data.error_code])).toEqual([['generation.failed', 'model_unavailable']]);
@@ -161,7 +169,11 @@ export function describeWebhookConformance(target: WebhookConformanceTarget): vo
       });
       const res = await fetch(server.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-signature': await signatureOf(raw), 'x-service-event': 'generation.completed' },
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': await signatureOf(raw),
+          'x-service-event': 'generation.completed',
+        },
         body,
         duplex: 'half',
       } as RequestInit);

@@ -31,6 +31,8 @@ for (const [label, contents] of rows) {
   const { min, gz } = await gzippedSize(contents);
   const over = label.startsWith('import *') && gz > BUDGET_BYTES;
   failed ||= over;
-  console.log(`${label.padEnd(40)} ${String(min).padStart(7)} B min  ${String(gz).padStart(6)} B min+gz${over ? `  OVER ${BUDGET_BYTES} B` : ''}`);
+  console.log(
+    `${label.padEnd(40)} ${String(min).padStart(7)} B min  ${String(gz).padStart(6)} B min+gz${over ? `  OVER ${BUDGET_BYTES} B` : ''}`,
+  );
 }
 process.exit(failed ? 1 : 0);

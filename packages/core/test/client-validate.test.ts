@@ -52,8 +52,11 @@ describe('validation before submit', () => {
 
   it('leaves an unknown slug to the server', async () => {
     service = await startFakeService({ models: [imageFast] });
-    service.state.submitOverride = (p) => (p.model === 'brand-new' ? [422, { error: 'UNKNOWN_MODEL', message: 'no', next: 'list' }] : undefined);
-    const error = await client(service.url).generations.create({ model: 'brand-new', prompt: 'x' }).catch((e: unknown) => e);
+    service.state.submitOverride = (p) =>
+      p.model === 'brand-new' ? [422, { error: 'UNKNOWN_MODEL', message: 'no', next: 'list' }] : undefined;
+    const error = await client(service.url)
+      .generations.create({ model: 'brand-new', prompt: 'x' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(service.count('POST', '/api/v1/generate')).toBe(1);
   });
@@ -81,13 +84,18 @@ describe('validation before submit', () => {
     // The model's schema changed on the service: 16:9 is gone.
     const changed = { ...imageFast, params: { ...imageFast.params, aspect_ratio: { type: 'enum', values: ['1:1'] } } } as Model;
     service.state.models = [changed];
-    service.state.submitOverride = (p) => (p.aspect_ratio === '16:9' ? [422, { error: 'INVALID_BODY', message: 'ratio', next: 'x', details: { field: 'aspect_ratio' } }] : undefined);
+    service.state.submitOverride = (p) =>
+      p.aspect_ratio === '16:9'
+        ? [422, { error: 'INVALID_BODY', message: 'ratio', next: 'x', details: { field: 'aspect_ratio' } }]
+        : undefined;
     const first = await c.generations.create({ model: 'image-fast', prompt: 'x', aspect_ratio: '16:9' }).catch((e: unknown) => e);
     expect(first).toBeInstanceOf(InvalidRequestError);
     expect(service.count('GET', '/api/v1/models')).toBe(2);
     // The fresh list now catches it client-side, with no request.
     const posts = service.count('POST', '/api/v1/generate');
-    await expect(c.generations.create({ model: 'image-fast', prompt: 'x', aspect_ratio: '16:9' })).rejects.toBeInstanceOf(ParamsValidationError);
+    await expect(c.generations.create({ model: 'image-fast', prompt: 'x', aspect_ratio: '16:9' })).rejects.toBeInstanceOf(
+      ParamsValidationError,
+    );
     expect(service.count('POST', '/api/v1/generate')).toBe(posts);
   });
 

@@ -1,12 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  AbortError,
-  ConfigurationError,
-  GenerationFailedError,
-  MediaGenClient,
-  TimeoutError,
-  type Generation,
-} from '../src/index';
+import { AbortError, ConfigurationError, GenerationFailedError, MediaGenClient, TimeoutError, type Generation } from '../src/index';
 import { generationBody, json, startScriptedServer, type Responder } from './support/scripted-server';
 
 const closers: Array<() => Promise<void>> = [];
@@ -32,7 +25,12 @@ const submitted = {
 describe('requests', () => {
   it('sends the bearer key and JSON body, and surfaces request id, rate and balance headers', async () => {
     const { client, server } = await setup((_req, res) =>
-      json(res, 202, { ...submitted, request_id: 'req_sub1', future_field: 'kept' }, { 'x-ratelimit-remaining': '239', 'x-credits-balance': '15,000' }),
+      json(
+        res,
+        202,
+        { ...submitted, request_id: 'req_sub1', future_field: 'kept' },
+        { 'x-ratelimit-remaining': '239', 'x-credits-balance': '15,000' },
+      ),
     );
     const result = await client.generations.create({ model: 'image-fast', prompt: 'a fox', seed: 7 });
     const sent = server.requests[0]!;
@@ -61,7 +59,14 @@ describe('requests', () => {
     const { client, server } = await setup((req, res) =>
       req.url === '/api/v1/models'
         ? json(res, 200, { tier: 'pro', credits_balance: 100, rate_limit: { per_minute: 240, max_concurrent: 5 }, models: [] })
-        : json(res, 200, { balance: 100, tier: 'pro', cycle_resets_at: null, rate_limit: { per_minute: 240, max_concurrent: 5 }, spent_this_cycle: 0, granted_this_cycle: 15000 }),
+        : json(res, 200, {
+            balance: 100,
+            tier: 'pro',
+            cycle_resets_at: null,
+            rate_limit: { per_minute: 240, max_concurrent: 5 },
+            spent_this_cycle: 0,
+            granted_this_cycle: 15000,
+          }),
     );
     const models = await client.models.list();
     const credits = await client.credits.get();
@@ -125,7 +130,13 @@ describe('wait and run', () => {
 
   it('polls to completed, calling onUpdate once per status change', async () => {
     const { client, server } = await setup(
-      sequence([generationBody('pending'), generationBody('pending'), generationBody('processing'), generationBody('processing'), generationBody('completed')]),
+      sequence([
+        generationBody('pending'),
+        generationBody('pending'),
+        generationBody('processing'),
+        generationBody('processing'),
+        generationBody('completed'),
+      ]),
     );
     const seen: string[] = [];
     const done = await client.generations.wait(submitted.generation_id, { intervalMs: 5, onUpdate: (g) => seen.push(g.status) });
@@ -152,9 +163,14 @@ describe('wait and run', () => {
   });
 
   it('says that credits were forfeited on CONTENT_POLICY_VIOLATION', async () => {
-    const flagged = generationBody('failed', { credits_used: 4, error: { code: 'CONTENT_POLICY_VIOLATION', message: 'flagged', retryable: false } });
+    const flagged = generationBody('failed', {
+      credits_used: 4,
+      error: { code: 'CONTENT_POLICY_VIOLATION', message: 'flagged', retryable: false },
+    });
     const { client } = await setup(sequence([flagged]));
-    const error = (await client.generations.run({ model: 'image-fast', prompt: 'x' }, { intervalMs: 5 }).catch((e: unknown) => e)) as GenerationFailedError;
+    const error = (await client.generations
+      .run({ model: 'image-fast', prompt: 'x' }, { intervalMs: 5 })
+      .catch((e: unknown) => e)) as GenerationFailedError;
     expect(error.creditsForfeited).toBe(true);
     expect(error.message).toMatch(/forfeited/);
     expect(error.retryable).toBe(false);
@@ -165,7 +181,9 @@ describe('wait and run', () => {
     const { client } = await setup(sequence([legacy]));
     const generation: Generation = await client.generations.wait(submitted.generation_id, { intervalMs: 5 });
     expect(generation.error).toEqual({ code: 'PROVIDER_ERROR', message: 'upstream broke', retryable: false });
-    const error = (await client.generations.run({ model: 'image-fast', prompt: 'x' }, { intervalMs: 5 }).catch((e: unknown) => e)) as GenerationFailedError;
+    const error = (await client.generations
+      .run({ model: 'image-fast', prompt: 'x' }, { intervalMs: 5 })
+      .catch((e: unknown) => e)) as GenerationFailedError;
     expect(error.code).toBe('PROVIDER_ERROR');
   });
 
@@ -174,6 +192,8 @@ describe('wait and run', () => {
     await expect(client.generations.wait(submitted.generation_id, { intervalMs: 20, timeoutMs: 100 })).rejects.toBeInstanceOf(TimeoutError);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    await expect(client.generations.wait(submitted.generation_id, { intervalMs: 1000, signal: controller.signal })).rejects.toBeInstanceOf(AbortError);
+    await expect(client.generations.wait(submitted.generation_id, { intervalMs: 1000, signal: controller.signal })).rejects.toBeInstanceOf(
+      AbortError,
+    );
   });
 });

@@ -45,7 +45,14 @@ function webOnlyContext() {
 
 const server = await startScriptedServer((req, res) =>
   req.method === 'POST'
-    ? json(res, 202, { generation_id: 'g-edge', status: 'pending', model: 'image-fast', credits_estimate: 4, pricing_source: 'catalog_default', created_at: '' })
+    ? json(res, 202, {
+        generation_id: 'g-edge',
+        status: 'pending',
+        model: 'image-fast',
+        credits_estimate: 4,
+        pricing_source: 'catalog_default',
+        created_at: '',
+      })
     : json(res, 200, generationBody('completed')),
 );
 afterAll(() => server.close());

@@ -89,16 +89,28 @@ describe('error table', () => {
   });
 
   it('carries the fields each code documents', async () => {
-    const credits = (await failWith({ status: 402, body: errorBody('INSUFFICIENT_CREDITS', { balance: 10, needed: 40 }) })) as InsufficientCreditsError;
+    const credits = (await failWith({
+      status: 402,
+      body: errorBody('INSUFFICIENT_CREDITS', { balance: 10, needed: 40 }),
+    })) as InsufficientCreditsError;
     expect([credits.balance, credits.needed]).toEqual([10, 40]);
 
-    const banned = (await failWith({ status: 403, body: errorBody('ACCOUNT_BANNED', { until: '2026-12-02T00:00:00Z' }) })) as PermissionDeniedError;
+    const banned = (await failWith({
+      status: 403,
+      body: errorBody('ACCOUNT_BANNED', { until: '2026-12-02T00:00:00Z' }),
+    })) as PermissionDeniedError;
     expect(banned.until?.toISOString()).toBe('2026-12-02T00:00:00.000Z');
 
-    const field = (await failWith({ status: 422, body: errorBody('INVALID_BODY', { details: { field: 'aspect_ratio' } }) })) as InvalidRequestError;
+    const field = (await failWith({
+      status: 422,
+      body: errorBody('INVALID_BODY', { details: { field: 'aspect_ratio' } }),
+    })) as InvalidRequestError;
     expect(field.field).toBe('aspect_ratio');
 
-    const model = (await failWith({ status: 403, body: errorBody('MODEL_NOT_ALLOWED', { model: 'video-standard' }) })) as PermissionDeniedError;
+    const model = (await failWith({
+      status: 403,
+      body: errorBody('MODEL_NOT_ALLOWED', { model: 'video-standard' }),
+    })) as PermissionDeniedError;
     expect(model.model).toBe('video-standard');
 
     const busy = (await failWith({
@@ -115,7 +127,10 @@ describe('error table', () => {
 
 describe('earlier forms of the contract', () => {
   it('INVALID_PARAMS with field/reason is INVALID_BODY', async () => {
-    const error = (await failWith({ status: 422, body: { error: 'INVALID_PARAMS', field: 'size', reason: 'not a preset' } })) as InvalidRequestError;
+    const error = (await failWith({
+      status: 422,
+      body: { error: 'INVALID_PARAMS', field: 'size', reason: 'not a preset' },
+    })) as InvalidRequestError;
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.code).toBe('INVALID_BODY');
     expect(error.field).toBe('size');
@@ -136,7 +151,11 @@ describe('earlier forms of the contract', () => {
   });
 
   it('a non-JSON body (a proxy page) still gives a typed error with the status', async () => {
-    const error = await failWith({ status: 502, raw: '<html><body><h1>502 Bad Gateway</h1></body></html>', headers: { 'x-request-id': 'req_proxy' } });
+    const error = await failWith({
+      status: 502,
+      raw: '<html><body><h1>502 Bad Gateway</h1></body></html>',
+      headers: { 'x-request-id': 'req_proxy' },
+    });
     expect(error).toBeInstanceOf(ServerError);
     expect(error.status).toBe(502);
     expect(error.code).toBe('HTTP_502');
@@ -155,7 +174,14 @@ describe('earlier forms of the contract', () => {
 describe('secrets', () => {
   it('never appear in errors, their JSON, or the client', async () => {
     const error = await failWith({ status: 401, body: errorBody('KEY_INVALID') });
-    const everything = [error.message, String(error), JSON.stringify(error), inspect(error, { depth: 5 }), inspect(client, { depth: 5 }), JSON.stringify(client)].join('\n');
+    const everything = [
+      error.message,
+      String(error),
+      JSON.stringify(error),
+      inspect(error, { depth: 5 }),
+      inspect(client, { depth: 5 }),
+      JSON.stringify(client),
+    ].join('\n');
     expect(everything).not.toContain('svc_live_secret_key_123');
   });
 

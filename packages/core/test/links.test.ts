@@ -21,7 +21,13 @@ describe('parseOutputLink', () => {
   });
 
   it('refuses anything else with a ConfigurationError', () => {
-    for (const bad of ['', 'not a url', 'https://x/api/v1/generations/abc', `https://x/api/v1/output/${id}/notanumber/s/0/a.png`, `https://x/api/v1/output/${id}/1/s/a.png`]) {
+    for (const bad of [
+      '',
+      'not a url',
+      'https://x/api/v1/generations/abc',
+      `https://x/api/v1/output/${id}/notanumber/s/0/a.png`,
+      `https://x/api/v1/output/${id}/1/s/a.png`,
+    ]) {
       expect(() => parseOutputLink(bad)).toThrow(ConfigurationError);
     }
   });

@@ -19,7 +19,12 @@ describe('pricing helpers', () => {
       total: 52,
       exact: true,
     });
-    expect(quotePrice(imageFast, { number_results: 3, enhance: true })).toEqual({ credits: 12, enhanceCredits: ENHANCE_CREDITS, total: 32, exact: true });
+    expect(quotePrice(imageFast, { number_results: 3, enhance: true })).toEqual({
+      credits: 12,
+      enhanceCredits: ENHANCE_CREDITS,
+      total: 32,
+      exact: true,
+    });
     expect(ENHANCE_CREDITS).toBe(20);
   });
 

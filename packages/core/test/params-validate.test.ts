@@ -24,7 +24,12 @@ const TABLE: Case[] = [
   ['prompt not required, absent', customSize, { reference_images: ['u'] }, []],
   ['prompt on a model with no prompt', imageUpscale, { prompt: 'x', resolution: '2K' }, ['prompt:NOT_SUPPORTED']],
   ['negative_prompt at 500', imageFast, { prompt: 'a', negative_prompt: 'n'.repeat(500) }, []],
-  ['negative_prompt over 500 (any model)', imageUpscale, { resolution: '2K', negative_prompt: 'n'.repeat(501) }, ['negative_prompt:TOO_LONG']],
+  [
+    'negative_prompt over 500 (any model)',
+    imageUpscale,
+    { resolution: '2K', negative_prompt: 'n'.repeat(501) },
+    ['negative_prompt:TOO_LONG'],
+  ],
   ['negative_prompt not a string', imageFast, { prompt: 'a', negative_prompt: 1 }, ['negative_prompt:INVALID_TYPE']],
   // aspect_ratio
   ['aspect_ratio listed', imageFast, { prompt: 'a', aspect_ratio: '16:9' }, []],
@@ -33,7 +38,12 @@ const TABLE: Case[] = [
   ['aspect_ratio tagged value in full', videoStandard, { prompt: 'a', aspect_ratio: '21:9 1080p' }, []],
   ['aspect_ratio ratio of a tagged value', videoStandard, { prompt: 'a', aspect_ratio: '21:9' }, []],
   ['aspect_ratio tag matches resolution', videoStandard, { prompt: 'a', aspect_ratio: '21:9', resolution: '1080P' }, []],
-  ['aspect_ratio tag conflicts with resolution', videoStandard, { prompt: 'a', aspect_ratio: '21:9', resolution: '720p' }, ['aspect_ratio:OPTION_NOT_AVAILABLE']],
+  [
+    'aspect_ratio tag conflicts with resolution',
+    videoStandard,
+    { prompt: 'a', aspect_ratio: '21:9', resolution: '720p' },
+    ['aspect_ratio:OPTION_NOT_AVAILABLE'],
+  ],
   ['aspect_ratio on a model without it', imagePro, { prompt: 'a', aspect_ratio: '1:1' }, ['aspect_ratio:NOT_SUPPORTED']],
   // quality / resolution
   ['quality listed', imagePro, { prompt: 'a', quality: 'high' }, []],
@@ -70,7 +80,12 @@ const TABLE: Case[] = [
   // reference_images
   ['reference_images within max', imagePro, { prompt: 'a', reference_images: ['u1', 'u2'] }, []],
   ['reference_images over the model max', imagePro, { prompt: 'a', reference_images: ['1', '2', '3'] }, ['reference_images:OUT_OF_RANGE']],
-  ['reference_images over 3 even if the model says 5', customSize, { reference_images: ['1', '2', '3', '4'] }, ['reference_images:OUT_OF_RANGE']],
+  [
+    'reference_images over 3 even if the model says 5',
+    customSize,
+    { reference_images: ['1', '2', '3', '4'] },
+    ['reference_images:OUT_OF_RANGE'],
+  ],
   ['reference_images under min', customSize, { reference_images: [] }, ['reference_images:OUT_OF_RANGE']],
   ['reference_images required', customSize, {}, ['reference_images:REQUIRED']],
   ['reference_images not strings', imagePro, { prompt: 'a', reference_images: [1] }, ['reference_images:INVALID_TYPE']],
@@ -95,20 +110,31 @@ const TABLE: Case[] = [
   ['enhance false is always fine', imagePro, { prompt: 'a', enhance: false }, []],
   ['enhance not boolean', imageFast, { prompt: 'a', enhance: 'yes' }, ['enhance:INVALID_TYPE']],
   // what is left to the server
-  ['inputs and unknown future fields are left to the server', imageFast, { prompt: 'a', input_image: 'https://x/y.png', style_strength: 2 }, []],
+  [
+    'inputs and unknown future fields are left to the server',
+    imageFast,
+    { prompt: 'a', input_image: 'https://x/y.png', style_strength: 2 },
+    [],
+  ],
   ['a spec type from a later list is skipped', customSize, { reference_images: ['u'], style: { any: 1 } }, []],
   // several at once
-  ['every issue at once', imagePro, { prompt: '', quality: 'max', size: '1x1', number_results: 9, enhance: true, duration: 5 }, [
-    'prompt:MISSING_PROMPT',
-    'size:INVALID_VALUE',
-    'quality:INVALID_VALUE',
-    'duration:NOT_SUPPORTED',
-    'number_results:INVALID_NUMBER_RESULTS',
-    'enhance:ENHANCE_NOT_SUPPORTED',
-  ]],
+  [
+    'every issue at once',
+    imagePro,
+    { prompt: '', quality: 'max', size: '1x1', number_results: 9, enhance: true, duration: 5 },
+    [
+      'prompt:MISSING_PROMPT',
+      'size:INVALID_VALUE',
+      'quality:INVALID_VALUE',
+      'duration:NOT_SUPPORTED',
+      'number_results:INVALID_NUMBER_RESULTS',
+      'enhance:ENHANCE_NOT_SUPPORTED',
+    ],
+  ],
 ];
 
-const codes = (model: Model, params: Record<string, unknown>) => validateParams(model, { model: model.slug, ...params }).map((i) => `${i.field}:${i.code}`);
+const codes = (model: Model, params: Record<string, unknown>) =>
+  validateParams(model, { model: model.slug, ...params }).map((i) => `${i.field}:${i.code}`);
 
 describe('validateParams table', () => {
   it.each(TABLE)('%s', (_name, model, params, expected) => {
@@ -146,7 +172,14 @@ describe('validateParams properties', () => {
     ['negative_prompt', 'n'.repeat(501), 'negative_prompt:TOO_LONG'],
     ['audio', true, 'audio:NOT_SUPPORTED'],
   ];
-  const valid: Record<string, unknown> = { prompt: 'a', size: '1024x1024', reference_images: ['u'], number_results: 2, seed: 7, resolution: '2K' };
+  const valid: Record<string, unknown> = {
+    prompt: 'a',
+    size: '1024x1024',
+    reference_images: ['u'],
+    number_results: 2,
+    seed: 7,
+    resolution: '2K',
+  };
 
   it('reports exactly the union of the issues of any combination of violations', () => {
     fc.assert(
@@ -174,10 +207,14 @@ describe('validateParams properties', () => {
   it('accepts a size exactly when the quality lists it', () => {
     const byQuality = imagePro.params.size!.values_by_quality!;
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(byQuality)), fc.constantFrom(...(imagePro.params.size!.values as string[])), (quality, size) => {
-        const ok = byQuality[quality]!.includes(size);
-        expect(codes(imagePro, { prompt: 'a', quality, size })).toEqual(ok ? [] : ['size:OPTION_NOT_AVAILABLE']);
-      }),
+      fc.property(
+        fc.constantFrom(...Object.keys(byQuality)),
+        fc.constantFrom(...(imagePro.params.size!.values as string[])),
+        (quality, size) => {
+          const ok = byQuality[quality]!.includes(size);
+          expect(codes(imagePro, { prompt: 'a', quality, size })).toEqual(ok ? [] : ['size:OPTION_NOT_AVAILABLE']);
+        },
+      ),
     );
   });
 

@@ -77,7 +77,9 @@ describe('retries per the spec client guidance', () => {
   });
 
   it('gives up after 5 attempts in all, with the last error, and caps the wait at 30 s', async () => {
-    const { client, server, retries } = await setup((_req, res) => json(res, 503, errorBody('SAFETY_CHECK_UNAVAILABLE')), { maxRetries: 7 });
+    const { client, server, retries } = await setup((_req, res) => json(res, 503, errorBody('SAFETY_CHECK_UNAVAILABLE')), {
+      maxRetries: 7,
+    });
     const { error } = await onFakeClock(() => client.generations.get('abc', { maxRetries: 6 }));
     expect(error).toBeInstanceOf(ServerError);
     expect(server.requests).toHaveLength(7);
@@ -90,7 +92,9 @@ describe('retries per the spec client guidance', () => {
   });
 
   it('keeps a caller-supplied idempotency key as is', async () => {
-    const { client, server } = await setup((_req, res, i) => (i === 0 ? json(res, 500, errorBody('INTERNAL_ERROR')) : json(res, 202, submitted)));
+    const { client, server } = await setup((_req, res, i) =>
+      i === 0 ? json(res, 500, errorBody('INTERNAL_ERROR')) : json(res, 202, submitted),
+    );
     const { value } = await onFakeClock(() => client.generations.create(params, { idempotencyKey: 'order-42' }));
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
     expect(value?.idempotencyKey).toBe('order-42');
@@ -128,7 +132,9 @@ describe('retries per the spec client guidance', () => {
   });
 
   it('waits 60 s on PROVIDER_DOWN unless the service says otherwise', async () => {
-    const { client, retries } = await setup((_req, res, i) => (i === 0 ? json(res, 503, errorBody('PROVIDER_DOWN')) : json(res, 202, submitted)));
+    const { client, retries } = await setup((_req, res, i) =>
+      i === 0 ? json(res, 503, errorBody('PROVIDER_DOWN')) : json(res, 202, submitted),
+    );
     await onFakeClock(() => client.generations.create(params));
     expect(retries.map((r) => r.delayMs)).toEqual([60_000]);
   });
@@ -148,7 +154,9 @@ describe('retries per the spec client guidance', () => {
 
   it('does not resend CONCURRENCY_LIMIT unless asked to', async () => {
     const busy: Responder = (_req, res, i) =>
-      i === 0 ? json(res, 429, errorBody('CONCURRENCY_LIMIT', { in_flight: 5, max_concurrent: 5 }), { 'retry-after': '1' }) : json(res, 202, submitted);
+      i === 0
+        ? json(res, 429, errorBody('CONCURRENCY_LIMIT', { in_flight: 5, max_concurrent: 5 }), { 'retry-after': '1' })
+        : json(res, 202, submitted);
     const plain = await setup(busy);
     await expect(plain.client.generations.create(params)).rejects.toBeInstanceOf(RateLimitError);
     expect(plain.server.requests).toHaveLength(1);

@@ -7,7 +7,14 @@ import { errorBody, json, startScriptedServer } from './support/scripted-server'
 const service = await startScriptedServer((req, res) => {
   if (req.method === 'POST' && req.body.includes('[[blocked]]')) return json(res, 400, errorBody('CONTENT_POLICY_VIOLATION'));
   if (req.method === 'POST') {
-    return json(res, 202, { generation_id: 'g-1', status: 'pending', model: JSON.parse(req.body).model, credits_estimate: 4, pricing_source: 'catalog_default', created_at: '' });
+    return json(res, 202, {
+      generation_id: 'g-1',
+      status: 'pending',
+      model: JSON.parse(req.body).model,
+      credits_estimate: 4,
+      pricing_source: 'catalog_default',
+      created_at: '',
+    });
   }
   json(res, 404, errorBody('NOT_FOUND'));
 });
@@ -36,7 +43,11 @@ describe('createApiHandler', () => {
       beforeSubmit: (params, ctx) => ({ ...params, seed: ctx.user.length }),
       onSubmitted: (submitted, params, ctx) => void seen.push([submitted.generation_id, params.seed, ctx.user]),
     });
-    const res = await api.handle(post('{"model":"image-fast","prompt":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'click-1' }), '/generations', { user: 'ada' });
+    const res = await api.handle(
+      post('{"model":"image-fast","prompt":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'click-1' }),
+      '/generations',
+      { user: 'ada' },
+    );
     expect(res.status).toBe(202);
     expect(await res.json()).toMatchObject({ generation_id: 'g-1', status: 'pending' });
     expect(seen).toEqual([['g-1', 3, 'ada']]);

@@ -5,7 +5,9 @@ import { errorReply } from '../src/server';
 describe('errorReply', () => {
   it('keeps the service status, code, next, request_id and the code-specific fields', () => {
     const body = { error: 'INSUFFICIENT_CREDITS', message: 'Not enough', next: 'Top up', request_id: 'req_1', balance: 3, needed: 8 };
-    const reply = errorReply(new InsufficientCreditsError('Not enough', { status: 402, code: 'INSUFFICIENT_CREDITS', next: 'Top up', requestId: 'req_1', body }));
+    const reply = errorReply(
+      new InsufficientCreditsError('Not enough', { status: 402, code: 'INSUFFICIENT_CREDITS', next: 'Top up', requestId: 'req_1', body }),
+    );
     expect(reply).toEqual({
       status: 402,
       headers: { 'x-request-id': 'req_1' },
@@ -20,7 +22,9 @@ describe('errorReply', () => {
   });
 
   it('answers client-side failures with a matching status', () => {
-    const invalid = errorReply(new ParamsValidationError('image-fast', [{ field: 'seed', code: 'INVALID_TYPE', message: 'must be an integer' }]));
+    const invalid = errorReply(
+      new ParamsValidationError('image-fast', [{ field: 'seed', code: 'INVALID_TYPE', message: 'must be an integer' }]),
+    );
     expect(invalid.status).toBe(422);
     expect(invalid.body).toMatchObject({ error: 'PARAMS_INVALID', details: { field: 'seed' }, issues: [{ field: 'seed' }] });
     expect(errorReply(new ConnectionError('down')).status).toBe(502);

@@ -38,7 +38,10 @@ describe('handleWebhook', () => {
   it('answers 200 and passes the typed event to onEvent', async () => {
     const seen: WebhookEvent[] = [];
     const data = payload();
-    const res = await handleWebhook(await delivery(data), options((e) => void seen.push(e)));
+    const res = await handleWebhook(
+      await delivery(data),
+      options((e) => void seen.push(e)),
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: true });
     expect(seen).toHaveLength(1);
@@ -63,7 +66,10 @@ describe('handleWebhook', () => {
     const send = (type: string | null) => {
       const headers = new Headers({ 'x-service-signature': signature });
       if (type !== null) headers.set('content-type', type);
-      return handleWebhook(new Request('http://localhost/webhooks', { method: 'POST', headers, body }), options(onEvent, { dedupe: false }));
+      return handleWebhook(
+        new Request('http://localhost/webhooks', { method: 'POST', headers, body }),
+        options(onEvent, { dedupe: false }),
+      );
     };
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', null]) {
       expect((await send(type)).status, String(type)).toBe(415);
@@ -75,7 +81,10 @@ describe('handleWebhook', () => {
   });
 
   it('accepts a delivery signed with any configured secret', async () => {
-    const res = await handleWebhook(await delivery(payload(), { secret: 'new' }), options(() => {}, { secrets: ['old', 'new'] }));
+    const res = await handleWebhook(
+      await delivery(payload(), { secret: 'new' }),
+      options(() => {}, { secrets: ['old', 'new'] }),
+    );
     expect(res.status).toBe(200);
   });
 
@@ -86,7 +95,14 @@ describe('handleWebhook', () => {
       body: new ReadableStream({ pull: (c) => c.error(new Error('socket hang up')) }),
       duplex: 'half',
     } as RequestInit);
-    expect((await handleWebhook(unreadable, options(() => {}))).status).toBe(400);
+    expect(
+      (
+        await handleWebhook(
+          unreadable,
+          options(() => {}),
+        )
+      ).status,
+    ).toBe(400);
 
     const text = 'plain text';
     const notJson = new Request('http://localhost/w', {
@@ -94,10 +110,24 @@ describe('handleWebhook', () => {
       headers: { 'content-type': 'application/json', 'x-service-signature': await signWebhook(text, SECRET) },
       body: text,
     });
-    expect((await handleWebhook(notJson, options(() => {}))).status).toBe(400);
+    expect(
+      (
+        await handleWebhook(
+          notJson,
+          options(() => {}),
+        )
+      ).status,
+    ).toBe(400);
 
     const big = await delivery(payload({ pad: 'x'.repeat(5_000) }));
-    expect((await handleWebhook(big, options(() => {}, { maxBodyBytes: 1_000 }))).status).toBe(413);
+    expect(
+      (
+        await handleWebhook(
+          big,
+          options(() => {}, { maxBodyBytes: 1_000 }),
+        )
+      ).status,
+    ).toBe(413);
     const streamed = new Request('http://localhost/w', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -109,12 +139,33 @@ describe('handleWebhook', () => {
       }),
       duplex: 'half',
     } as RequestInit);
-    expect((await handleWebhook(streamed, options(() => {}, { maxBodyBytes: 1_000 }))).status).toBe(413);
+    expect(
+      (
+        await handleWebhook(
+          streamed,
+          options(() => {}, { maxBodyBytes: 1_000 }),
+        )
+      ).status,
+    ).toBe(413);
   });
 
   it('answers 405 to anything but POST and 500 when no secret is configured', async () => {
-    expect((await handleWebhook(new Request('http://localhost/w'), options(() => {}))).status).toBe(405);
-    expect((await handleWebhook(await delivery(payload()), options(() => {}, { secrets: [] }))).status).toBe(500);
+    expect(
+      (
+        await handleWebhook(
+          new Request('http://localhost/w'),
+          options(() => {}),
+        )
+      ).status,
+    ).toBe(405);
+    expect(
+      (
+        await handleWebhook(
+          await delivery(payload()),
+          options(() => {}, { secrets: [] }),
+        )
+      ).status,
+    ).toBe(500);
   });
 
   it('answers 5xx when the handler throws, and the retry runs the handler again', async () => {
@@ -173,7 +224,10 @@ describe('handleWebhook', () => {
       if (calls === 1) throw new Error('first fails');
     });
     const data = payload();
-    const [a, b] = await Promise.all([handleWebhook(await delivery(data), opts), tick(5).then(async () => handleWebhook(await delivery(data), opts))]);
+    const [a, b] = await Promise.all([
+      handleWebhook(await delivery(data), opts),
+      tick(5).then(async () => handleWebhook(await delivery(data), opts)),
+    ]);
     expect(a.status).toBe(500);
     expect(b.status).toBe(200);
     expect(calls).toBe(2);
@@ -239,7 +293,10 @@ describe('handleWebhook', () => {
 
   it('answers 500 when the dedupe store fails (so the service retries)', async () => {
     const broken = { claim: () => Promise.reject(new Error('redis down')), complete: () => {}, release: () => {} };
-    const res = await handleWebhook(await delivery(payload()), options(() => {}, { dedupe: broken }));
+    const res = await handleWebhook(
+      await delivery(payload()),
+      options(() => {}, { dedupe: broken }),
+    );
     expect(res.status).toBe(500);
   });
 

@@ -79,7 +79,10 @@ describe('signWebhook / verifyWebhook', () => {
   it('distinguishes a missing signature, a malformed one, a missing secret and a non-JSON body', async () => {
     await expectVerificationError(verifyWebhook({ body, signature: null, secrets: SECRET }), 'WEBHOOK_SIGNATURE_MISSING');
     await expectVerificationError(verifyWebhook({ body, signature: 'sha1=abc', secrets: SECRET }), 'WEBHOOK_SIGNATURE_INVALID');
-    await expectVerificationError(verifyWebhook({ body, signature: await signWebhook(body, SECRET), secrets: [] }), 'WEBHOOK_SECRET_MISSING');
+    await expectVerificationError(
+      verifyWebhook({ body, signature: await signWebhook(body, SECRET), secrets: [] }),
+      'WEBHOOK_SECRET_MISSING',
+    );
     const text = 'not json';
     await expectVerificationError(
       verifyWebhook({ body: text, signature: await signWebhook(text, SECRET), secrets: SECRET }),

@@ -218,5 +218,4 @@ export class Accounts {
   }
 }
 
-const untilOf = (a: Account): Record<string, unknown> =>
-  a.untilMs === null ? {} : { until: new Date(a.untilMs).toISOString() };
+const untilOf = (a: Account): Record<string, unknown> => (a.untilMs === null ? {} : { until: new Date(a.untilMs).toISOString() });

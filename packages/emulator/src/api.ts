@@ -17,8 +17,7 @@ const thousands = new Intl.NumberFormat('en-US');
 const rateLimit = (a: Account) => ({ per_minute: a.limits?.perMinute ?? 0, max_concurrent: a.limits?.maxConcurrent ?? 0 });
 
 /** The base address links are built on: the Host the client used, so links work behind any name. */
-export const baseOf = (req: IncomingMessage, fallback: string): string =>
-  req.headers.host ? `http://${req.headers.host}` : fallback;
+export const baseOf = (req: IncomingMessage, fallback: string): string => (req.headers.host ? `http://${req.headers.host}` : fallback);
 
 export function generationView(s: EmulatorState, g: Generation, base: string, rid: string): Record<string, unknown> {
   const status = s.generations.status(g);
@@ -131,7 +130,9 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     throw new ApiError(403, 'MODEL_NOT_ALLOWED', `${slug} is not enabled for this account.`, { model: slug });
   }
   if (!entry.apiSupported) {
-    throw new ApiError(422, 'MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, { model: slug });
+    throw new ApiError(422, 'MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, {
+      model: slug,
+    });
   }
   const params = normalize(body, entry, {
     ownCompleted: (id) => {
@@ -140,10 +141,15 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     },
   });
   if (isBlocked(params.prompt) || isBlocked(params.negative_prompt) || isBlocked(params.input_image)) {
-    throw new ApiError(400, 'CONTENT_POLICY_VIOLATION', 'The prompt was flagged by the pre-dispatch safety check. No credits were charged.', {
-      model: slug,
-      category: 'prompt',
-    });
+    throw new ApiError(
+      400,
+      'CONTENT_POLICY_VIOLATION',
+      'The prompt was flagged by the pre-dispatch safety check. No credits were charged.',
+      {
+        model: slug,
+        category: 'prompt',
+      },
+    );
   }
   const q = quote(account, entry, params);
   const needed = q.credits + (params.enhance ? ENHANCE_CREDITS : 0);
@@ -220,7 +226,12 @@ export function serveOutput(s: EmulatorState, parts: string[]): Reply {
   const now = s.clock.now();
   if (now > exp * 1000) throw new ApiError(410, 'LINK_EXPIRED', `The link expired at ${iso(exp * 1000)}.`, { expired_at: iso(exp * 1000) });
   const g = s.generations.byId.get(id);
-  if (!g || s.generations.status(g) !== 'completed' || index >= g.params.number_results || filename !== filenameFor(g.entry, g.params, index)) {
+  if (
+    !g ||
+    s.generations.status(g) !== 'completed' ||
+    index >= g.params.number_results ||
+    filename !== filenameFor(g.entry, g.params, index)
+  ) {
     throw new ApiError(404, 'NOT_FOUND', 'No output at this address.');
   }
   const seed = seedFor(g, index);

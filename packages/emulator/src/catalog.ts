@@ -3,7 +3,16 @@ import type { GenerateParams, Model } from '@mediagen/core';
 /** Params after validation: defaults applied, resolution tags resolved, seed fixed. */
 export type Normalized = Pick<
   GenerateParams,
-  'negative_prompt' | 'aspect_ratio' | 'size' | 'quality' | 'resolution' | 'duration' | 'audio' | 'input_image' | 'input_video' | 'input_audio'
+  | 'negative_prompt'
+  | 'aspect_ratio'
+  | 'size'
+  | 'quality'
+  | 'resolution'
+  | 'duration'
+  | 'audio'
+  | 'input_image'
+  | 'input_video'
+  | 'input_audio'
 > &
   Required<Pick<GenerateParams, 'prompt' | 'reference_images' | 'number_results' | 'seed' | 'enhance'>>;
 
@@ -192,8 +201,7 @@ const videoStandard: CatalogEntry = {
       ? { field: 'duration', message: 'duration 10 is not available in image-to-video mode on video-standard; use 5.' }
       : null,
   timing: (p) => ({ pickup: [1, 5], render: [(p.duration ?? 5) * 6, (p.duration ?? 5) * 18] }),
-  output: (p) =>
-    videoPreview(VIDEO_MATRIX[p.resolution ?? '720p']?.[p.aspect_ratio ?? '16:9'] ?? '1280x720', p.duration ?? 5),
+  output: (p) => videoPreview(VIDEO_MATRIX[p.resolution ?? '720p']?.[p.aspect_ratio ?? '16:9'] ?? '1280x720', p.duration ?? 5),
 };
 
 const videoEdit: CatalogEntry = {

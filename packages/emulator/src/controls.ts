@@ -39,7 +39,9 @@ function accountView(s: EmulatorState, id: string): Reply {
       granted_this_cycle: a.grantedThisCycle(),
       cycle_resets_at: iso(a.cycleResetsAt()),
       in_flight: a.inFlight,
-      rate_limit: a.limits ? { per_minute: a.limits.perMinute, max_concurrent: a.limits.maxConcurrent, cycle_budget: a.limits.cycleBudget } : null,
+      rate_limit: a.limits
+        ? { per_minute: a.limits.perMinute, max_concurrent: a.limits.maxConcurrent, cycle_budget: a.limits.cycleBudget }
+        : null,
       ledger: a.ledger,
     },
   };
@@ -74,7 +76,9 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
         const b = await jsonBody(req);
         const ms = b.advanceMs;
         if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-          throw new ApiError(400, 'INVALID_BODY', '`advanceMs` must be a number >= 0; the clock only moves forward.', { details: { field: 'advanceMs' } });
+          throw new ApiError(400, 'INVALID_BODY', '`advanceMs` must be a number >= 0; the clock only moves forward.', {
+            details: { field: 'advanceMs' },
+          });
         }
         s.clock.advance(ms);
         return { status: 200, body: { now: iso(s.clock.now()), offset_ms: s.clock.offset } };
@@ -115,7 +119,9 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
         const b = await jsonBody(req);
         for (const k of Object.keys(b)) {
           if (!['balance', 'status', 'until', 'tier'].includes(k)) {
-            throw new ApiError(400, 'INVALID_BODY', `Unknown key "${k}" (allowed: balance, status, until, tier).`, { details: { field: k } });
+            throw new ApiError(400, 'INVALID_BODY', `Unknown key "${k}" (allowed: balance, status, until, tier).`, {
+              details: { field: k },
+            });
           }
         }
         if (b.balance !== undefined) {
@@ -125,7 +131,8 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
           a.balance = b.balance;
         }
         if (b.status !== undefined) {
-          if (!STATUSES.includes(b.status as AccountStatus)) throw new ApiError(400, 'INVALID_BODY', `status must be one of ${STATUSES.join(', ')}.`, { details: { field: 'status' } });
+          if (!STATUSES.includes(b.status as AccountStatus))
+            throw new ApiError(400, 'INVALID_BODY', `status must be one of ${STATUSES.join(', ')}.`, { details: { field: 'status' } });
           a.status = b.status as AccountStatus;
         }
         if (b.until !== undefined) {
@@ -135,7 +142,8 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
           a.untilMs = b.until === null ? null : Date.parse(b.until as string);
         }
         if (b.tier !== undefined) {
-          if (!TIERS.includes(b.tier as Tier)) throw new ApiError(400, 'INVALID_BODY', `tier must be one of ${TIERS.join(', ')}.`, { details: { field: 'tier' } });
+          if (!TIERS.includes(b.tier as Tier))
+            throw new ApiError(400, 'INVALID_BODY', `tier must be one of ${TIERS.join(', ')}.`, { details: { field: 'tier' } });
           a.tier = b.tier as Tier;
           const per = a.limits?.perMinute ?? 60;
           a.submitWindow = new MinuteWindow(per);

@@ -49,7 +49,8 @@ export function parseFault(raw: unknown): Fault {
   const delayMs = o.delayMs ?? 0;
   if (typeof delayMs !== 'number' || delayMs < 0) throw bad('fault.delayMs must be a number >= 0.');
   let status = o.status as number | undefined;
-  if (status !== undefined && (typeof status !== 'number' || status < 100 || status > 599)) throw bad('fault.status must be an HTTP status.');
+  if (status !== undefined && (typeof status !== 'number' || status < 100 || status > 599))
+    throw bad('fault.status must be an HTTP status.');
   if (o.code !== undefined && typeof o.code !== 'string') throw bad('fault.code must be a string.');
   if (o.message !== undefined && typeof o.message !== 'string') throw bad('fault.message must be a string.');
   if (status === undefined && o.code !== undefined) status = 500;

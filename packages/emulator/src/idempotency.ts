@@ -24,11 +24,7 @@ function canonical(v: unknown): string {
 
 export const bodyHash = (body: unknown): string => createHash('sha256').update(canonical(body)).digest('hex');
 
-export type Claim =
-  | { kind: 'new' }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'reused' }
-  | { kind: 'in_flight' };
+export type Claim = { kind: 'new' } | { kind: 'replay'; response: StoredResponse } | { kind: 'reused' } | { kind: 'in_flight' };
 
 /** Idempotency keys are scoped per account, as a key is a client-chosen string. */
 export class IdempotencyStore {

@@ -23,5 +23,4 @@ export function quote(account: Account, entry: CatalogEntry, p: Normalized): Quo
 }
 
 /** `credits_from` of the model list: the live per-account price of the default request. */
-export const creditsFrom = (account: Account, entry: CatalogEntry): number =>
-  quote(account, entry, defaultRequest(entry)).credits;
+export const creditsFrom = (account: Account, entry: CatalogEntry): number => quote(account, entry, defaultRequest(entry)).credits;

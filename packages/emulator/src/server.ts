@@ -1,6 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Account } from './accounts.js';
-import { baseOf, getCredits, getGeneration, hashOf, hitRateLimit, listModels, parseSubmit, serveOutput, submit, submitHeaders } from './api.js';
+import {
+  baseOf,
+  getCredits,
+  getGeneration,
+  hashOf,
+  hitRateLimit,
+  listModels,
+  parseSubmit,
+  serveOutput,
+  submit,
+  submitHeaders,
+} from './api.js';
 import { API_PREFIX, H } from './constants.js';
 import { handleControl, isLoopback } from './controls.js';
 import { ApiError, DEFAULT_MESSAGES } from './errors.js';
@@ -30,7 +41,13 @@ function faultReply(f: Fault): Reply {
  * `beforeEnd` runs after the delay and just before the request ends, so state held for the
  * request (an idempotency claim) stays held for as long as the request seems to run.
  */
-async function applyFault(f: Fault, res: ServerResponse, rid: string, extraHeaders: Record<string, string> = {}, beforeEnd?: () => void): Promise<boolean> {
+async function applyFault(
+  f: Fault,
+  res: ServerResponse,
+  rid: string,
+  extraHeaders: Record<string, string> = {},
+  beforeEnd?: () => void,
+): Promise<boolean> {
   if (f.delayMs > 0) await sleep(f.delayMs);
   if (!f.reset && f.status === undefined) return false;
   beforeEnd?.();
@@ -138,7 +155,13 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
     if (key !== undefined) {
       const claim = s.idempotency.claim(account.id, key, hashOf(parsed));
       if (claim.kind === 'in_flight') {
-        throw new ApiError(409, 'IDEMPOTENT_REQUEST_IN_FLIGHT', 'A request with this Idempotency-Key is still being enqueued.', {}, { [H.retryAfter]: '3' });
+        throw new ApiError(
+          409,
+          'IDEMPOTENT_REQUEST_IN_FLIGHT',
+          'A request with this Idempotency-Key is still being enqueued.',
+          {},
+          { [H.retryAfter]: '3' },
+        );
       }
       if (claim.kind === 'reused') {
         throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different body.', {

@@ -6,8 +6,23 @@ import { ApiError } from './errors.js';
 
 /** Every body field the submit endpoint knows; anything else is refused so typos surface. */
 const KNOWN = new Set([
-  'model', 'prompt', 'negative_prompt', 'aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio',
-  'input_image', 'input_video', 'input_audio', 'reference_images', 'seed', 'number_results', 'enhance', 'estimate',
+  'model',
+  'prompt',
+  'negative_prompt',
+  'aspect_ratio',
+  'size',
+  'quality',
+  'resolution',
+  'duration',
+  'audio',
+  'input_image',
+  'input_video',
+  'input_audio',
+  'reference_images',
+  'seed',
+  'number_results',
+  'enhance',
+  'estimate',
 ]);
 
 const SPEC_KEYS = ['aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio', 'reference_images', 'seed'] as const;
@@ -73,7 +88,11 @@ function checkInput(field: InputField, value: string, slug: string, ctx: Validat
     url = null;
   }
   if (!url || url.protocol !== 'https:') {
-    throw invalid(field, `\`${field}\` must be a public https URL${field === 'input_audio' ? '' : ' or the id of your own completed generation'}.`, slug);
+    throw invalid(
+      field,
+      `\`${field}\` must be a public https URL${field === 'input_audio' ? '' : ' or the id of your own completed generation'}.`,
+      slug,
+    );
   }
 }
 
@@ -135,12 +154,10 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   if (body.number_results !== undefined) {
     const v = body.number_results;
     if (!isInt(v) || v < nrMin || v > nrMax) {
-      throw new ApiError(
-        422,
-        'INVALID_NUMBER_RESULTS',
-        `number_results must be an integer from ${nrMin} to ${nrMax} on ${slug}.`,
-        { model: slug, details: { field: 'number_results' } },
-      );
+      throw new ApiError(422, 'INVALID_NUMBER_RESULTS', `number_results must be an integer from ${nrMin} to ${nrMax} on ${slug}.`, {
+        model: slug,
+        details: { field: 'number_results' },
+      });
     }
     numberResults = v;
   }
@@ -176,7 +193,8 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   // quality
   const qSpec = params.quality;
   if (qSpec) {
-    out.quality = body.quality !== undefined ? String(enumValue(qSpec, body.quality, 'quality', slug)) : String(qSpec.default ?? qSpec.values?.[0]);
+    out.quality =
+      body.quality !== undefined ? String(enumValue(qSpec, body.quality, 'quality', slug)) : String(qSpec.default ?? qSpec.values?.[0]);
   }
 
   // aspect_ratio
@@ -211,7 +229,11 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
       }
       const listed = (sizeSpec.values ?? []).includes(body.size);
       if (!listed && sizeSpec.presets_only !== false) {
-        throw invalid('size', `size ${body.size} is not one of ${slug}'s sizes (${(sizeSpec.values ?? []).join(', ')}); sizes are never rounded.`, slug);
+        throw invalid(
+          'size',
+          `size ${body.size} is not one of ${slug}'s sizes (${(sizeSpec.values ?? []).join(', ')}); sizes are never rounded.`,
+          slug,
+        );
       }
       if (allowedForQuality && !allowedForQuality.includes(body.size)) {
         throw notAvailable('size', `size ${body.size} is not available at quality "${out.quality}" on ${slug}.`, slug);
@@ -240,12 +262,19 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
     if (tag !== undefined && resolutionGiven !== undefined && lower(tag) !== lower(resolutionGiven)) {
       throw notAvailable('aspect_ratio', `aspect_ratio "${out.aspect_ratio}" is only available at ${tag}, not ${resolutionGiven}.`, slug);
     }
-    out.resolution = resolutionGiven ?? (tag !== undefined ? String(enumValue(resSpec, tag, 'aspect_ratio', slug, true)) : String(resSpec.default ?? resSpec.values?.[0]));
+    out.resolution =
+      resolutionGiven ??
+      (tag !== undefined ? String(enumValue(resSpec, tag, 'aspect_ratio', slug, true)) : String(resSpec.default ?? resSpec.values?.[0]));
   }
 
   // video matrix: the audited (resolution, ratio) pairs
   const matrix = m.video_matrix?.dimensions;
-  if (matrix && out.resolution !== undefined && out.aspect_ratio !== undefined && matrix[out.resolution]?.[out.aspect_ratio] === undefined) {
+  if (
+    matrix &&
+    out.resolution !== undefined &&
+    out.aspect_ratio !== undefined &&
+    matrix[out.resolution]?.[out.aspect_ratio] === undefined
+  ) {
     throw notAvailable('aspect_ratio', `aspect_ratio "${out.aspect_ratio}" is not available at ${out.resolution} on ${slug}.`, slug);
   }
 

@@ -23,7 +23,12 @@ afterAll(() => emu.close());
 describe('authentication', () => {
   it('401 AUTH_MISSING without the header, and for a malformed one', async () => {
     for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer' }] as Record<string, string>[]) {
-      for (const [m, p] of [['GET', '/api/v1/models'], ['GET', '/api/v1/credits'], ['POST', '/api/v1/generate'], ['GET', '/api/v1/generations/x']] as const) {
+      for (const [m, p] of [
+        ['GET', '/api/v1/models'],
+        ['GET', '/api/v1/credits'],
+        ['POST', '/api/v1/generate'],
+        ['GET', '/api/v1/generations/x'],
+      ] as const) {
         const r = await emu.call(m, p, { key: null, headers, ...(m === 'POST' ? { body: { model: 'image-fast', prompt: 'x' } } : {}) });
         expect(r.status).toBe(401);
         expect(r.body.error).toBe('AUTH_MISSING');
@@ -49,7 +54,11 @@ describe('authentication', () => {
 
   it('403 TIER_LOCKED for free and standard on every endpoint', async () => {
     for (const key of ['svc_live_free', 'svc_live_std']) {
-      for (const [m, p] of [['GET', '/api/v1/models'], ['GET', '/api/v1/credits'], ['POST', '/api/v1/generate']] as const) {
+      for (const [m, p] of [
+        ['GET', '/api/v1/models'],
+        ['GET', '/api/v1/credits'],
+        ['POST', '/api/v1/generate'],
+      ] as const) {
         const r = await emu.call(m, p, { key, ...(m === 'POST' ? { body: { model: 'image-fast', prompt: 'x' } } : {}) });
         expect(r.status).toBe(403);
         expect(r.body.error).toBe('TIER_LOCKED');
@@ -98,7 +107,13 @@ describe('authentication', () => {
     const r = await emu.call('GET', '/api/v1/credits', { key: 'svc_live_restricted' });
     expect(r.body.rate_limit).toEqual({ per_minute: 420, max_concurrent: 12 });
     const p = await emu.call('GET', '/api/v1/credits');
-    expect(p.body).toMatchObject({ balance: 15000, tier: 'pro', rate_limit: { per_minute: 240, max_concurrent: 5 }, spent_this_cycle: 0, granted_this_cycle: 15000 });
+    expect(p.body).toMatchObject({
+      balance: 15000,
+      tier: 'pro',
+      rate_limit: { per_minute: 240, max_concurrent: 5 },
+      spent_this_cycle: 0,
+      granted_this_cycle: 15000,
+    });
     expect(Date.parse(p.body.cycle_resets_at)).toBeGreaterThan(Date.now() + 29 * 86_400_000);
     expect(p.body.request_id).toBe(p.headers.get('x-request-id'));
   });

@@ -23,11 +23,17 @@ describe('pricing and the ledger', () => {
     const g = await emu.get(r.body.generation_id);
     expect(g.body.credits_used).toBe(12);
     const a = await ledger(emu);
-    expect(a.ledger.map((l: { type: string; amount: number }) => [l.type, l.amount])).toEqual([['grant', 15000], ['reserve', -12]]);
+    expect(a.ledger.map((l: { type: string; amount: number }) => [l.type, l.amount])).toEqual([
+      ['grant', 15000],
+      ['reserve', -12],
+    ]);
   });
 
   it('user_override: N for the default request, other requests scaled from it', async () => {
-    emu = await emulator({ timeScale: 0.001, accounts: [proAccount({ pricingOverrides: { 'image-fast': 3, 'video-standard': 30 } }) as never] });
+    emu = await emulator({
+      timeScale: 0.001,
+      accounts: [proAccount({ pricingOverrides: { 'image-fast': 3, 'video-standard': 30 } }) as never],
+    });
     const a = await emu.submit({ model: 'image-fast', prompt: 'x' });
     expect(a.body).toMatchObject({ credits_estimate: 3, pricing_source: 'user_override' });
     const b = await emu.submit({ model: 'image-fast', prompt: 'x', number_results: 4 });
@@ -43,9 +49,24 @@ describe('pricing and the ledger', () => {
 
   it('estimate: same validation and price, nothing charged or dispatched', async () => {
     emu = await emulator();
-    const r = await emu.submit({ model: 'image-pro', prompt: 'x', quality: 'high', reference_images: ['https://a.example/1.png'], number_results: 2, estimate: true });
+    const r = await emu.submit({
+      model: 'image-pro',
+      prompt: 'x',
+      quality: 'high',
+      reference_images: ['https://a.example/1.png'],
+      number_results: 2,
+      estimate: true,
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ estimate: true, model: 'image-pro', credits_estimate: 46, pricing_source: 'catalog_default', enhance_credits: 0, balance: 15000, sufficient: true });
+    expect(r.body).toMatchObject({
+      estimate: true,
+      model: 'image-pro',
+      credits_estimate: 46,
+      pricing_source: 'catalog_default',
+      enhance_credits: 0,
+      balance: 15000,
+      sufficient: true,
+    });
     expect(r.body.generation_id).toBeUndefined();
     expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
     const e = await emu.submit({ model: 'image-fast', prompt: 'x', enhance: true, estimate: true });
@@ -73,7 +94,13 @@ describe('pricing and the ledger', () => {
     const b = await emu.submit({ model: 'image-fast', prompt: 'x [[fail:upstream_detail]]' });
     const ga = await emu.wait(a.body.generation_id);
     const gb = await emu.wait(b.body.generation_id);
-    expect(ga.body).toMatchObject({ status: 'failed', credits_used: 0, output_url: null, output_urls: null, error: { code: 'model_unavailable', retryable: true } });
+    expect(ga.body).toMatchObject({
+      status: 'failed',
+      credits_used: 0,
+      output_url: null,
+      output_urls: null,
+      error: { code: 'model_unavailable', retryable: true },
+    });
     expect(gb.body.error).toMatchObject({ code: 'upstream_detail', retryable: false });
     expect(typeof gb.body.error.message).toBe('string');
     const acct = await ledger(emu);
@@ -86,7 +113,12 @@ describe('pricing and the ledger', () => {
     emu = await emulator();
     const a = await emu.submit({ model: 'image-fast', prompt: 'x [[flag]]' });
     const g = await emu.wait(a.body.generation_id);
-    expect(g.body).toMatchObject({ status: 'failed', credits_used: 4, output_url: null, error: { code: 'CONTENT_POLICY_VIOLATION', retryable: false } });
+    expect(g.body).toMatchObject({
+      status: 'failed',
+      credits_used: 4,
+      output_url: null,
+      error: { code: 'CONTENT_POLICY_VIOLATION', retryable: false },
+    });
     const acct = await ledger(emu);
     expect(acct.balance).toBe(14996);
     expect(acct.ledger.map((l: { type: string }) => l.type)).toEqual(['grant', 'reserve', 'forfeit']);
@@ -104,7 +136,11 @@ describe('pricing and the ledger', () => {
     await emu.wait(b.body.generation_id);
     const acct = await ledger(emu);
     expect(acct.balance).toBe(14972);
-    expect(acct.ledger.filter((l: { generation_id: string }) => l.generation_id === b.body.generation_id).map((l: { type: string; amount: number }) => [l.type, l.amount])).toEqual([
+    expect(
+      acct.ledger
+        .filter((l: { generation_id: string }) => l.generation_id === b.body.generation_id)
+        .map((l: { type: string; amount: number }) => [l.type, l.amount]),
+    ).toEqual([
       ['reserve', -4],
       ['enhance', -20],
       ['enhance_refund', 20],
@@ -126,7 +162,10 @@ describe('pricing and the ledger', () => {
   });
 
   it('credit budget per 30-day cycle, cleared by the next cycle', async () => {
-    emu = await emulator({ timeScale: 0.0001, accounts: [proAccount({ balance: 40000, pricingOverrides: { 'image-fast': 5000 } }) as never] });
+    emu = await emulator({
+      timeScale: 0.0001,
+      accounts: [proAccount({ balance: 40000, pricingOverrides: { 'image-fast': 5000 } }) as never],
+    });
     for (let i = 0; i < 3; i++) {
       const r = await emu.submit({ model: 'image-fast', prompt: 'x' });
       expect(r.status).toBe(202);
@@ -134,7 +173,14 @@ describe('pricing and the ledger', () => {
     }
     const r = await emu.submit({ model: 'image-fast', prompt: 'x' });
     expect(r.status).toBe(402);
-    expect(r.body).toMatchObject({ error: 'INSUFFICIENT_CREDITS', reason: 'cycle_budget', balance: 25000, needed: 5000, cycle_budget: 15000, spent_this_cycle: 15000 });
+    expect(r.body).toMatchObject({
+      error: 'INSUFFICIENT_CREDITS',
+      reason: 'cycle_budget',
+      balance: 25000,
+      needed: 5000,
+      cycle_budget: 15000,
+      spent_this_cycle: 15000,
+    });
     const credits = await emu.call('GET', '/api/v1/credits');
     expect(credits.body.spent_this_cycle).toBe(15000);
     await emu.control('POST', '/clock', { advanceMs: 30 * 86_400_000 + 1000 });

@@ -34,7 +34,10 @@ describe('mediagen-emulator CLI', () => {
   it('serves the config file it is given on the port it is given, and stops on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mediagen-cli-'));
     const config = join(dir, 'emulator.json');
-    writeFileSync(config, JSON.stringify({ timeScale: 0.001, accounts: [{ id: 'acct_cli', tier: 'ultimate', balance: 777, keys: [{ key: 'svc_live_cli' }] }] }));
+    writeFileSync(
+      config,
+      JSON.stringify({ timeScale: 0.001, accounts: [{ id: 'acct_cli', tier: 'ultimate', balance: 777, keys: [{ key: 'svc_live_cli' }] }] }),
+    );
     const { child, output, exit } = run(['--port', '0', '--host', '127.0.0.1', '--config', config]);
     const url = /listening on (http:\/\/\S+)/.exec(await output)?.[1];
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

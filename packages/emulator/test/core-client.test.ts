@@ -52,7 +52,9 @@ describe('@mediagen/core against the emulator', () => {
   });
 
   it('typed errors: failed run, 402, 404, 429 concurrency', async () => {
-    await expect(client.generations.run({ model: 'image-fast', prompt: 'x [[fail:model_unavailable]]' })).rejects.toBeInstanceOf(GenerationFailedError);
+    await expect(client.generations.run({ model: 'image-fast', prompt: 'x [[fail:model_unavailable]]' })).rejects.toBeInstanceOf(
+      GenerationFailedError,
+    );
     const poor = new MediaGenClient({ apiKey: 'svc_live_poor', baseUrl: emu.url, maxRetries: 0 });
     const e = await poor.generations.create({ model: 'image-fast', prompt: 'x' }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(InsufficientCreditsError);

@@ -89,7 +89,7 @@ function lzwDecode(data: Buffer, min: number, size: number): Uint8Array {
   const read = (): number => {
     let v = 0;
     for (let i = 0; i < codeSize; i++) {
-      const bit = ((data[(bitPos >> 3)] as number) >> (bitPos & 7)) & 1;
+      const bit = ((data[bitPos >> 3] as number) >> (bitPos & 7)) & 1;
       v |= bit << i;
       bitPos++;
     }

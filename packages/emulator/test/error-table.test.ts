@@ -11,7 +11,10 @@ beforeAll(async () => {
   emu = await emulator({
     timeScale: 1,
     accounts: [
-      proAccount({ keys: [{ key: KEY }, { key: 'svc_live_revoked', revoked: true }], models: ['image-fast', 'image-pro', 'video-edit', 'lipsync-multi', 'image-upscale'] }),
+      proAccount({
+        keys: [{ key: KEY }, { key: 'svc_live_revoked', revoked: true }],
+        models: ['image-fast', 'image-pro', 'video-edit', 'lipsync-multi', 'image-upscale'],
+      }),
       { id: 'free', tier: 'free', keys: [{ key: 'svc_live_free' }] },
       { id: 'banned', tier: 'pro', status: 'banned', keys: [{ key: 'svc_live_banned' }] },
       { id: 'frozen', tier: 'pro', status: 'frozen', keys: [{ key: 'svc_live_frozen' }] },
@@ -52,7 +55,11 @@ const rows: Array<[number, string, () => Promise<Res>]> = [
   [422, 'UNKNOWN_MODEL', () => gen({ model: 'nope', prompt: 'x' })],
   [422, 'INVALID_BODY', () => emu.call('POST', '/api/v1/generate', { body: '{' })],
   [413, 'INVALID_BODY', () => emu.call('POST', '/api/v1/generate', { body: { model: 'image-fast', prompt: 'x'.repeat(1_200_000) } })],
-  [422, 'INVALID_PARAMS', () => fault({ endpoint: 'generate', status: 422, code: 'INVALID_PARAMS' }, () => gen({ model: 'image-fast', prompt: 'x' }))],
+  [
+    422,
+    'INVALID_PARAMS',
+    () => fault({ endpoint: 'generate', status: 422, code: 'INVALID_PARAMS' }, () => gen({ model: 'image-fast', prompt: 'x' })),
+  ],
   [422, 'MISSING_PROMPT', () => gen({ model: 'image-fast' })],
   [422, 'MODEL_NOT_API_SUPPORTED', () => gen({ model: 'lipsync-multi', prompt: 'x' })],
   [422, 'INPUT_VIDEO_NOT_SUPPORTED', () => gen({ model: 'video-edit', prompt: 'x', input_video: 'https://a.example/v.mp4' })],
@@ -88,7 +95,11 @@ const rows: Array<[number, string, () => Promise<Res>]> = [
     },
   ],
   [500, 'INTERNAL_ERROR', () => fault({ endpoint: 'status', status: 500 }, () => emu.get('00000000-0000-4000-8000-000000000000'))],
-  [503, 'SAFETY_CHECK_UNAVAILABLE', () => fault({ endpoint: 'generate', status: 503, code: 'SAFETY_CHECK_UNAVAILABLE' }, () => gen({ model: 'image-fast', prompt: 'x' }))],
+  [
+    503,
+    'SAFETY_CHECK_UNAVAILABLE',
+    () => fault({ endpoint: 'generate', status: 503, code: 'SAFETY_CHECK_UNAVAILABLE' }, () => gen({ model: 'image-fast', prompt: 'x' })),
+  ],
   [503, 'PROVIDER_DOWN', () => fault({ endpoint: 'generate', status: 503 }, () => gen({ model: 'image-fast', prompt: 'x' }))],
 ];
 

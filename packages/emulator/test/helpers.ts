@@ -48,7 +48,12 @@ export async function emulator(config: Record<string, unknown> = { timeScale: 0.
   return {
     ...emu,
     call,
-    submit: (body, opts = {}) => call('POST', '/api/v1/generate', { body, ...(opts.key ? { key: opts.key } : {}), ...(opts.headers ? { headers: opts.headers } : {}) }),
+    submit: (body, opts = {}) =>
+      call('POST', '/api/v1/generate', {
+        body,
+        ...(opts.key ? { key: opts.key } : {}),
+        ...(opts.headers ? { headers: opts.headers } : {}),
+      }),
     get,
     async wait(id, key, timeoutMs = 10_000) {
       const end = Date.now() + timeoutMs;
@@ -66,7 +71,11 @@ export async function emulator(config: Record<string, unknown> = { timeScale: 0.
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, stepMs = 10): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+  stepMs = 10,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -153,7 +153,11 @@ describe('controls', () => {
     const emu = await emulator();
     try {
       await emu.control('PATCH', '/accounts/acct_pro', { balance: 3 });
-      expect((await emu.submit({ model: 'image-fast', prompt: 'x' })).body).toMatchObject({ error: 'INSUFFICIENT_CREDITS', balance: 3, needed: 4 });
+      expect((await emu.submit({ model: 'image-fast', prompt: 'x' })).body).toMatchObject({
+        error: 'INSUFFICIENT_CREDITS',
+        balance: 3,
+        needed: 4,
+      });
       await emu.control('PATCH', '/accounts/acct_pro', { status: 'frozen' });
       expect((await emu.submit({ model: 'image-fast', prompt: 'x' })).body.error).toBe('ACCOUNT_FROZEN');
       expect((await emu.control('PATCH', '/accounts/acct_pro', { colour: 1 })).status).toBe(400);
@@ -164,7 +168,9 @@ describe('controls', () => {
 
   it('control routes answer only on loopback', async () => {
     const { networkInterfaces } = await import('node:os');
-    const ext = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal);
+    const ext = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal);
     if (!ext) return; // no non-loopback interface on this machine
     const emu = await startEmulator({ port: 0, host: '0.0.0.0', config: { accounts: [proAccount() as never] } });
     try {
@@ -188,10 +194,15 @@ describe('config', () => {
     );
     expect(() => resolveConfig({ accounts: [{ id: 'a', tier: 'gold', keys: [] }] })).toThrow(/accounts\[0\]\.tier/);
     expect(() => resolveConfig({ accounts: [{ id: 'a', tier: 'pro', keys: [], models: ['nope'] }] })).toThrow(/unknown model "nope"/);
-    expect(() => resolveConfig({ accounts: [{ id: 'a', tier: 'pro', keys: [], pricingOverrides: { nope: 1 } }] })).toThrow(/pricingOverrides: unknown key "nope"/);
+    expect(() => resolveConfig({ accounts: [{ id: 'a', tier: 'pro', keys: [], pricingOverrides: { nope: 1 } }] })).toThrow(
+      /pricingOverrides: unknown key "nope"/,
+    );
     expect(() => resolveConfig({ accounts: [{ id: 'a', tier: 'pro', keys: [{ key: 'abc' }] }] })).toThrow(/svc_live_/);
     expect(() =>
-      resolveConfig({ requireHttpsWebhooks: true, accounts: [{ id: 'a', tier: 'pro', keys: [], webhooks: [{ url: 'http://x.example/h', secret: 's' }] }] }),
+      resolveConfig({
+        requireHttpsWebhooks: true,
+        accounts: [{ id: 'a', tier: 'pro', keys: [], webhooks: [{ url: 'http://x.example/h', secret: 's' }] }],
+      }),
     ).toThrow(/https/);
     const six = Array.from({ length: 6 }, () => ({ url: 'https://x.example/h', secret: 's' }));
     expect(() => resolveConfig({ accounts: [{ id: 'a', tier: 'pro', keys: [], webhooks: six }] })).toThrow(/at most 5/);
@@ -200,7 +211,10 @@ describe('config', () => {
   });
 
   it('default: one pro account acct_demo with 15,000 credits, every model, webhook from env', async () => {
-    const c = resolveConfig({}, { MEDIAGEN_WEBHOOK_URL: 'http://127.0.0.1:3000/api/webhooks/mediagen', MEDIAGEN_WEBHOOK_SECRET: 'whsec_env' });
+    const c = resolveConfig(
+      {},
+      { MEDIAGEN_WEBHOOK_URL: 'http://127.0.0.1:3000/api/webhooks/mediagen', MEDIAGEN_WEBHOOK_SECRET: 'whsec_env' },
+    );
     expect(c.accounts).toHaveLength(1);
     expect(c.accounts[0]).toMatchObject({
       id: 'acct_demo',
@@ -224,7 +238,10 @@ describe('config', () => {
   it('config from a file path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'emu-'));
     const file = join(dir, 'emulator.json');
-    writeFileSync(file, JSON.stringify({ timeScale: 0.01, accounts: [{ id: 'acct_x', tier: 'ultimate', balance: 7, keys: [{ key: 'svc_live_file' }] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ timeScale: 0.01, accounts: [{ id: 'acct_x', tier: 'ultimate', balance: 7, keys: [{ key: 'svc_live_file' }] }] }),
+    );
     const emu = await startEmulator({ port: 0, config: file });
     try {
       const r = await fetch(`${emu.url}/api/v1/credits`, { headers: { authorization: 'Bearer svc_live_file' } });

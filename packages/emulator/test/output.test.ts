@@ -44,7 +44,11 @@ describe('signed output links', () => {
     const url: string = g.body.output_url;
     const [, id, exp, sig] = LINK.exec(url) as RegExpExecArray;
     const tampered = url.replace(`/${sig}/`, `/${(sig as string).slice(0, -2)}xx/`);
-    for (const u of [tampered, url.replace(`/${exp}/`, `/${Number(exp) + 10}/`), url.replace('/0/image-fast-1.png', '/1/image-fast-2.png')]) {
+    for (const u of [
+      tampered,
+      url.replace(`/${exp}/`, `/${Number(exp) + 10}/`),
+      url.replace('/0/image-fast-1.png', '/1/image-fast-2.png'),
+    ]) {
       const r = await emu.fetchRaw(u);
       expect(r.status).toBe(403);
       expect(r.body.error).toBe('LINK_INVALID');

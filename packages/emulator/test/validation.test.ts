@@ -101,19 +101,30 @@ describe('params against the model spec', () => {
     await expectOk({ model: 'image-pro', prompt: 'x', resolution: '2K', quality: 'high' });
     await expectCode({ model: 'image-pro', prompt: 'x', resolution: '8k' }, 422, 'INVALID_BODY', 'resolution');
     await expectCode({ model: 'image-pro', prompt: 'x', resolution: '4k', quality: 'standard' }, 400, 'OPTION_NOT_AVAILABLE', 'resolution');
-    await expectCode({ model: 'image-pro', prompt: 'x', resolution: '1k', size: '2048x2048', quality: 'high' }, 400, 'OPTION_NOT_AVAILABLE', 'resolution');
+    await expectCode(
+      { model: 'image-pro', prompt: 'x', resolution: '1k', size: '2048x2048', quality: 'high' },
+      400,
+      'OPTION_NOT_AVAILABLE',
+      'resolution',
+    );
   });
 
   it('reference_images: URLs, model max 2, never above 3', async () => {
     await expectOk({ model: 'image-pro', prompt: 'x', reference_images: ['https://a.example/1.png', 'https://a.example/2.png'] });
-    await expectCode({ model: 'image-pro', prompt: 'x', reference_images: ['https://a/1', 'https://a/2', 'https://a/3'] }, 422, 'INVALID_BODY', 'reference_images');
+    await expectCode(
+      { model: 'image-pro', prompt: 'x', reference_images: ['https://a/1', 'https://a/2', 'https://a/3'] },
+      422,
+      'INVALID_BODY',
+      'reference_images',
+    );
     await expectCode({ model: 'image-pro', prompt: 'x', reference_images: ['ftp://a/1'] }, 422, 'INVALID_BODY', 'reference_images');
     await expectCode({ model: 'image-pro', prompt: 'x', reference_images: 'https://a/1' }, 422, 'INVALID_BODY', 'reference_images');
   });
 
   it('number_results: INVALID_NUMBER_RESULTS outside the model range', async () => {
     await expectOk({ model: 'image-fast', prompt: 'x', number_results: 4 });
-    for (const n of [0, 5, 1.5, '2']) await expectCode({ model: 'image-fast', prompt: 'x', number_results: n }, 422, 'INVALID_NUMBER_RESULTS', 'number_results');
+    for (const n of [0, 5, 1.5, '2'])
+      await expectCode({ model: 'image-fast', prompt: 'x', number_results: n }, 422, 'INVALID_NUMBER_RESULTS', 'number_results');
     await expectCode({ model: 'video-standard', prompt: 'x', number_results: 2 }, 422, 'INVALID_NUMBER_RESULTS');
     await expectCode({ model: 'legacy-image', prompt: 'x', number_results: 3 }, 422, 'INVALID_NUMBER_RESULTS');
     await expectOk({ model: 'legacy-image', prompt: 'x', number_results: 2 });
@@ -132,16 +143,31 @@ describe('params against the model spec', () => {
     await expectOk({ model: 'video-standard', prompt: 'x', resolution: '1080p' });
     await expectCode({ model: 'video-standard', prompt: 'x', resolution: '2160p' }, 422, 'INVALID_BODY', 'resolution');
     await expectOk({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9 1080p' });
-    await expectCode({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9 1080p', resolution: '720p' }, 400, 'OPTION_NOT_AVAILABLE', 'aspect_ratio');
+    await expectCode(
+      { model: 'video-standard', prompt: 'x', aspect_ratio: '21:9 1080p', resolution: '720p' },
+      400,
+      'OPTION_NOT_AVAILABLE',
+      'aspect_ratio',
+    );
     // The bare ratio of a tagged listing is the same option (the SDK's validation agrees).
     await expectOk({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9' });
-    await expectCode({ model: 'video-standard', prompt: 'x', aspect_ratio: '21:9', resolution: '720p' }, 400, 'OPTION_NOT_AVAILABLE', 'aspect_ratio');
+    await expectCode(
+      { model: 'video-standard', prompt: 'x', aspect_ratio: '21:9', resolution: '720p' },
+      400,
+      'OPTION_NOT_AVAILABLE',
+      'aspect_ratio',
+    );
     await expectCode({ model: 'video-standard', prompt: 'x', audio: 'on' }, 422, 'INVALID_BODY', 'audio');
   });
 
   it('mode-specific values give OPTION_NOT_AVAILABLE (image-to-video is 5 s only)', async () => {
     await expectOk({ model: 'video-standard', prompt: 'x', input_image: 'https://a.example/f.png', duration: 5 });
-    await expectCode({ model: 'video-standard', prompt: 'x', input_image: 'https://a.example/f.png', duration: 10 }, 400, 'OPTION_NOT_AVAILABLE', 'duration');
+    await expectCode(
+      { model: 'video-standard', prompt: 'x', input_image: 'https://a.example/f.png', duration: 10 },
+      400,
+      'OPTION_NOT_AVAILABLE',
+      'duration',
+    );
   });
 
   it('seed: integer in range (legacy min/max too)', async () => {
@@ -152,8 +178,18 @@ describe('params against the model spec', () => {
   });
 
   it('inputs: https URL or own completed generation; input_video and missing inputs', async () => {
-    await expectCode({ model: 'image-fast', prompt: 'x', input_image: 'http://insecure.example/a.png' }, 422, 'INVALID_BODY', 'input_image');
-    await expectCode({ model: 'image-fast', prompt: 'x', input_image: '0b3c5f8e-6a52-4b43-9a51-3a8f0d2c1e77' }, 422, 'INVALID_BODY', 'input_image');
+    await expectCode(
+      { model: 'image-fast', prompt: 'x', input_image: 'http://insecure.example/a.png' },
+      422,
+      'INVALID_BODY',
+      'input_image',
+    );
+    await expectCode(
+      { model: 'image-fast', prompt: 'x', input_image: '0b3c5f8e-6a52-4b43-9a51-3a8f0d2c1e77' },
+      422,
+      'INVALID_BODY',
+      'input_image',
+    );
     await expectCode({ model: 'text-writer', prompt: 'x', input_image: 'https://a.example/a.png' }, 422, 'INVALID_BODY', 'input_image');
     await expectCode({ model: 'video-edit', prompt: 'x', input_video: 'https://a.example/v.mp4' }, 422, 'INPUT_VIDEO_NOT_SUPPORTED');
     await expectCode({ model: 'image-upscale' }, 422, 'MODEL_CONTRACT_VIOLATION', 'input_image');
@@ -181,7 +217,18 @@ describe('model list', () => {
   it('every shape the spec describes', async () => {
     const r = await emu.call('GET', '/api/v1/models');
     const bySlug = Object.fromEntries(r.body.models.map((m: { slug: string }) => [m.slug, m]));
-    for (const s of ['image-fast', 'image-pro', 'video-standard', 'video-edit', 'audio-voice', 'text-writer', 'image-upscale', 'legacy-image', 'lipsync-multi', 'mesh-3d']) {
+    for (const s of [
+      'image-fast',
+      'image-pro',
+      'video-standard',
+      'video-edit',
+      'audio-voice',
+      'text-writer',
+      'image-upscale',
+      'legacy-image',
+      'lipsync-multi',
+      'mesh-3d',
+    ]) {
       expect(bySlug[s], s).toBeDefined();
       expect(typeof bySlug[s].credits_from).toBe('number');
       expect(bySlug[s].example_request.model).toBe(s);
@@ -198,7 +245,18 @@ describe('model list', () => {
     expect(bySlug['image-upscale'].category).toBe('utility');
     for (const m of r.body.models) {
       for (const k of Object.keys(m.params)) {
-        expect(['prompt', 'aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio', 'reference_images', 'number_results', 'seed']).toContain(k);
+        expect([
+          'prompt',
+          'aspect_ratio',
+          'size',
+          'quality',
+          'resolution',
+          'duration',
+          'audio',
+          'reference_images',
+          'number_results',
+          'seed',
+        ]).toContain(k);
       }
     }
   });

@@ -5,14 +5,27 @@ import { deadPort, emulator, proAccount, receiver, until, type Emu } from './hel
 
 const SECRET = 'whsec_test';
 // Per-test cleanup (not a shared afterEach): the 5 s window tests run concurrently.
-const closers = { push: (...fns: Array<() => Promise<void>>) => onTestFinished(async () => { for (const f of fns) await f(); }) };
+const closers = {
+  push: (...fns: Array<() => Promise<void>>) =>
+    onTestFinished(async () => {
+      for (const f of fns) await f();
+    }),
+};
 
 type Finished = (fn: () => Promise<void>) => void;
 async function setup(behave: (n: number, res: ServerResponse) => void, timeScale = 0.05, finished?: Finished) {
   const rec = await receiver((n, _req, res) => behave(n, res));
   const emu = await emulator({ timeScale, accounts: [proAccount({ webhooks: [{ url: rec.url, secret: SECRET }] }) as never] });
-  if (finished) finished(async () => { await rec.close(); await emu.close(); });
-  else closers.push(() => rec.close(), () => emu.close());
+  if (finished)
+    finished(async () => {
+      await rec.close();
+      await emu.close();
+    });
+  else
+    closers.push(
+      () => rec.close(),
+      () => emu.close(),
+    );
   return { rec, emu };
 }
 
@@ -152,7 +165,10 @@ describe('webhook delivery', () => {
 
   it('connection refused is retried up to 3 attempts', async () => {
     const port = await deadPort();
-    const emu = await emulator({ timeScale: 0.01, accounts: [proAccount({ webhooks: [{ url: `http://127.0.0.1:${port}/h`, secret: SECRET }] }) as never] });
+    const emu = await emulator({
+      timeScale: 0.01,
+      accounts: [proAccount({ webhooks: [{ url: `http://127.0.0.1:${port}/h`, secret: SECRET }] }) as never],
+    });
     closers.push(() => emu.close());
     const s = await emu.submit({ model: 'image-fast', prompt: 'x' });
     const rows = await settled(emu, s.body.generation_id, 3);
@@ -179,7 +195,12 @@ describe('webhook delivery', () => {
         }) as never,
       ],
     });
-    closers.push(() => a.close(), () => b.close(), () => c.close(), () => emu.close());
+    closers.push(
+      () => a.close(),
+      () => b.close(),
+      () => c.close(),
+      () => emu.close(),
+    );
     await emu.submit({ model: 'image-fast', prompt: 'x', estimate: true });
     const s = await emu.submit({ model: 'image-fast', prompt: 'x' });
     await settled(emu, s.body.generation_id, 2);

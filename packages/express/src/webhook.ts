@@ -37,7 +37,7 @@ export function mediagenWebhook(options: MediaGenWebhookOptions): RequestHandler
         const error = new WebhookVerificationError(
           `The request body was already read by another middleware (usually express.json() mounted before this route). ${RAW_BODY_HELP}`,
           'WEBHOOK_BODY_PARSED',
-          "Mount the webhook route before app.use(express.json()), or exclude it from the JSON parser; mediagenWebhook reads the raw body itself.",
+          'Mount the webhook route before app.use(express.json()), or exclude it from the JSON parser; mediagenWebhook reads the raw body itself.',
         );
         (rest.onError ?? console.error)(error);
         res.status(500).json({ error: error.code, message: error.message, next: error.next });

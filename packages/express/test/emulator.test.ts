@@ -23,7 +23,10 @@ afterEach(async () => {
 });
 
 /** An Express app receiving the real emulator's webhooks for one account. */
-async function receiver(expressModule: ExpressModule, options: { jsonFirst?: boolean; secret?: string; onEvent: MediaGenWebhookOptions['onEvent'] }) {
+async function receiver(
+  expressModule: ExpressModule,
+  options: { jsonFirst?: boolean; secret?: string; onEvent: MediaGenWebhookOptions['onEvent'] },
+) {
   const app = expressModule();
   if (options.jsonFirst) app.use(expressModule.json());
   app.post(PATH, mediagenWebhook({ secrets: SECRET, onEvent: options.onEvent, onError: () => {} }));
@@ -32,7 +35,15 @@ async function receiver(expressModule: ExpressModule, options: { jsonFirst?: boo
     port: 0,
     config: {
       timeScale: 0.005,
-      accounts: [{ id: 'acct_express', tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks: [{ url: server.origin + PATH, secret: options.secret ?? SECRET, enabled: true }] }],
+      accounts: [
+        {
+          id: 'acct_express',
+          tier: 'pro',
+          balance: 15_000,
+          keys: [{ key: KEY }],
+          webhooks: [{ url: server.origin + PATH, secret: options.secret ?? SECRET, enabled: true }],
+        },
+      ],
     },
   });
   running.push(server.close, emulator.close);
@@ -42,7 +53,9 @@ async function receiver(expressModule: ExpressModule, options: { jsonFirst?: boo
     /** The delivery log once the chain for `id` has ended (delivered, rejected or failed). */
     chain: async (id: string): Promise<Row[]> => {
       for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
-        const { deliveries } = (await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${id}`)).json()) as { deliveries: Row[] };
+        const { deliveries } = (await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${id}`)).json()) as {
+          deliveries: Row[];
+        };
         const last = deliveries.at(-1);
         if (last && ['delivered', 'rejected', 'failed', 'abandoned'].includes(last.outcome)) return deliveries;
       }
@@ -54,7 +67,7 @@ async function receiver(expressModule: ExpressModule, options: { jsonFirst?: boo
 describe.each([
   ['express 5', express5],
   ['express 4', express4],
-] as const)('%s receiving the emulator\'s webhooks', (_name, expressModule) => {
+] as const)("%s receiving the emulator's webhooks", (_name, expressModule) => {
   it('a completed generation is delivered once, answered 200, handled once', async () => {
     const events: WebhookEvent[] = [];
     const r = await receiver(expressModule, { onEvent: (event) => void events.push(event) });
@@ -74,7 +87,10 @@ describe.each([
       },
     });
     const chain = await r.chain(await r.submit('retry me'));
-    expect(chain.map((row) => [row.attempt, row.status])).toEqual([[1, 500], [2, 200]]);
+    expect(chain.map((row) => [row.attempt, row.status])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
     expect(calls).toBe(2);
   });
 

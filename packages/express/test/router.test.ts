@@ -50,7 +50,12 @@ describe.each([
     try {
       const submitted = await call('POST', '/generations', { model: 'image-fast', prompt: 'a red kite' });
       expect(submitted.status).toBe(202);
-      expect(submitted.body).toMatchObject({ status: 'pending', model: 'image-fast', generation_id: expect.any(String), request_id: expect.stringMatching(/^req_/) });
+      expect(submitted.body).toMatchObject({
+        status: 'pending',
+        model: 'image-fast',
+        generation_id: expect.any(String),
+        request_id: expect.stringMatching(/^req_/),
+      });
       const status = await call('GET', `/generations/${submitted.body.generation_id}`);
       expect(status.status).toBe(200);
       expect(status.body.generation_id).toBe(submitted.body.generation_id);
@@ -69,7 +74,12 @@ describe.each([
     try {
       const other = await call('POST', '/generations', { model: 'video-standard', prompt: 'x' });
       expect(other.status).toBe(403);
-      expect(other.body).toMatchObject({ error: 'MODEL_NOT_ALLOWED', model: 'video-standard', message: expect.any(String), next: expect.any(String) });
+      expect(other.body).toMatchObject({
+        error: 'MODEL_NOT_ALLOWED',
+        model: 'video-standard',
+        message: expect.any(String),
+        next: expect.any(String),
+      });
       const param = await call('POST', '/generations', { model: 'image-fast', prompt: 'x', number_results: 4 });
       expect(param.status).toBe(422);
       expect(param.body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'number_results' } });
@@ -85,20 +95,30 @@ describe.each([
     try {
       const blocked = await call('POST', '/generations', { model: 'image-fast', prompt: 'a cat [[blocked]]' });
       expect(blocked.status).toBe(400);
-      expect(blocked.body).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION', message: expect.any(String), request_id: expect.stringMatching(/^req_/) });
+      expect(blocked.body).toMatchObject({
+        error: 'CONTENT_POLICY_VIOLATION',
+        message: expect.any(String),
+        request_id: expect.stringMatching(/^req_/),
+      });
       expect(blocked.headers.get('x-request-id')).toBe(blocked.body.request_id);
 
       const missing = await call('GET', '/generations/00000000-0000-4000-8000-000000000000');
       expect(missing.status).toBe(404);
       expect(missing.body.error).toBe('NOT_FOUND');
 
-      await fetch(`${emulator.url}/__emulator/faults`, { method: 'POST', body: JSON.stringify({ endpoint: 'generate', count: 1, status: 429, code: 'RATE_LIMIT' }) });
+      await fetch(`${emulator.url}/__emulator/faults`, {
+        method: 'POST',
+        body: JSON.stringify({ endpoint: 'generate', count: 1, status: 429, code: 'RATE_LIMIT' }),
+      });
       const limited = await call('POST', '/generations', { model: 'image-fast', prompt: 'x' });
       expect(limited.status).toBe(429);
       expect(limited.body.error).toBe('RATE_LIMIT');
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
 
-      await fetch(`${emulator.url}/__emulator/faults`, { method: 'POST', body: JSON.stringify({ endpoint: 'credits', count: 1, status: 503, code: 'PROVIDER_DOWN' }) });
+      await fetch(`${emulator.url}/__emulator/faults`, {
+        method: 'POST',
+        body: JSON.stringify({ endpoint: 'credits', count: 1, status: 503, code: 'PROVIDER_DOWN' }),
+      });
       const down = await call('GET', '/credits');
       expect(down.status).toBe(503);
       expect(down.body.error).toBe('PROVIDER_DOWN');
@@ -146,7 +166,9 @@ describe.each([
     const { call, close } = await mount(expressModule, { limit: '1kb' });
     try {
       expect((await call('POST', '/generations', '{"model": ')).status).toBe(422);
-      expect((await call('POST', '/generations', 'model=image-fast', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+      expect((await call('POST', '/generations', 'model=image-fast', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(
+        415,
+      );
       const big = await call('POST', '/generations', { model: 'image-fast', prompt: 'x'.repeat(2000) });
       expect(big.status).toBe(413);
       expect(big.body.error).toBe('INVALID_BODY');
@@ -158,7 +180,11 @@ describe.each([
     app.use(mediagenRouter({ client: new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url }) }));
     const server = await listen(app);
     try {
-      const res = await fetch(`${server.origin}/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'image-fast', prompt: 'parsed' }) });
+      const res = await fetch(`${server.origin}/generations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'image-fast', prompt: 'parsed' }),
+      });
       expect(res.status).toBe(202);
     } finally {
       await server.close();

@@ -13,7 +13,10 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
 });
 
-async function app(expressModule: ExpressModule, mount: (app: ReturnType<ExpressModule>, hook: ReturnType<typeof mediagenWebhook>) => void) {
+async function app(
+  expressModule: ExpressModule,
+  mount: (app: ReturnType<ExpressModule>, hook: ReturnType<typeof mediagenWebhook>) => void,
+) {
   const events: WebhookEvent[] = [];
   const errors: unknown[] = [];
   const hook = mediagenWebhook({ secrets: NEW_SECRET, onEvent: (event) => void events.push(event), onError: (e) => errors.push(e) });
@@ -120,10 +123,14 @@ describe('odd requests', () => {
     const raw = JSON.stringify(makePayload());
     const signature = await signWebhook(raw, NEW_SECRET);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(origin + PATH, { method: 'POST', headers: { host: 'bad host^', 'content-type': 'application/json', 'x-service-signature': signature } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        origin + PATH,
+        { method: 'POST', headers: { host: 'bad host^', 'content-type': 'application/json', 'x-service-signature': signature } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(raw);
     });

@@ -37,7 +37,10 @@ export async function startStack(options: StackOptions = {}) {
   const webhooks: WebhookConfig[] = (options.endpointSecrets ?? [SECRET]).map((secret) => ({ url: webhookUrl, secret, enabled: true }));
   const emulator: RunningEmulator = await startEmulator({
     port: 0,
-    config: { timeScale: options.timeScale ?? 0.005, accounts: [{ id: 'acct_sample', tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks }] },
+    config: {
+      timeScale: options.timeScale ?? 0.005,
+      accounts: [{ id: 'acct_sample', tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks }],
+    },
   });
 
   const dir = options.dbFile ? undefined : mkdtempSync(join(tmpdir(), 'express-sample-'));

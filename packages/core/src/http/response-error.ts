@@ -96,6 +96,10 @@ function parseErrorBody(text: string): ErrorBody | undefined {
 
 function describeNonJson(status: number, headers: Headers, text: string): string {
   const type = headers.get('content-type') ?? 'no content type';
-  const snippet = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 120);
+  const snippet = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 120);
   return `the response was not a service error body (${type})${snippet ? `: "${snippet}"` : ''}; probably a proxy or gateway in front of the service`;
 }

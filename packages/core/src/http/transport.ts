@@ -97,12 +97,7 @@ export class Transport {
     }
   }
 
-  async #attempt<T>(
-    url: string,
-    req: Request,
-    headers: Record<string, string>,
-    payload: string | undefined,
-  ): Promise<Response<T>> {
+  async #attempt<T>(url: string, req: Request, headers: Record<string, string>, payload: string | undefined): Promise<Response<T>> {
     const callerSignal = req.signal;
     if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
     const controller = new AbortController();
@@ -135,14 +130,10 @@ export class Transport {
       if (caught instanceof AttemptFailure) throw caught;
       if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
       if (timedOut) {
-        throw new AttemptFailure(
-          new TimeoutError(`${req.method} ${req.path} got no complete response within ${timeoutMs} ms.`, caught),
-        );
+        throw new AttemptFailure(new TimeoutError(`${req.method} ${req.path} got no complete response within ${timeoutMs} ms.`, caught));
       }
       if (caught instanceof SyntaxError) {
-        throw new AttemptFailure(
-          new ConnectionError(`${req.method} ${req.path} answered 2xx with a body that is not JSON.`, caught),
-        );
+        throw new AttemptFailure(new ConnectionError(`${req.method} ${req.path} answered 2xx with a body that is not JSON.`, caught));
       }
       throw new AttemptFailure(
         new ConnectionError(`${req.method} ${req.path} failed before a response arrived: ${describe(caught)}`, caught),

@@ -36,8 +36,11 @@ export function quotePrice(model: Model, params: Record<string, unknown> = {}): 
   const defaultResults = Number(specs.number_results?.default) || 1;
   const refs = params.reference_images;
   const perResult =
-    Number(model.credits_by_quality ? creditsForQuality(model, params.quality as string | undefined) : Number(model.credits_from) / defaultResults) +
-    Number(model.credits_by_references ? creditsForReferences(model, Array.isArray(refs) ? refs.length : 0) : 0);
+    Number(
+      model.credits_by_quality
+        ? creditsForQuality(model, params.quality as string | undefined)
+        : Number(model.credits_from) / defaultResults,
+    ) + Number(model.credits_by_references ? creditsForReferences(model, Array.isArray(refs) ? refs.length : 0) : 0);
   // NaN (a price the entry lacks) becomes undefined.
   const credits = perResult >= 0 ? Math.round(perResult * (Number(params.number_results) || defaultResults)) : undefined;
   const enhanceCredits = params.enhance === true ? ENHANCE_CREDITS : 0;

@@ -3,8 +3,18 @@ import { NEGATIVE_PROMPT_MAX, NUMBER_RESULTS_MAX, PROMPT_MAX, REFERENCE_IMAGES_M
 import type { Model, ParamSpec } from '../types';
 
 /** The param keys a model's schema may list; any of them sent to a model that does not list it is refused. */
-const SPEC_KEYS = ['prompt', 'aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio', 'reference_images', 'number_results', 'seed'] as const;
-
+const SPEC_KEYS = [
+  'prompt',
+  'aspect_ratio',
+  'size',
+  'quality',
+  'resolution',
+  'duration',
+  'audio',
+  'reference_images',
+  'number_results',
+  'seed',
+] as const;
 
 /** A resolution tag in the text of an aspect-ratio value, e.g. `21:9 1080p`. */
 const TAGGED = /^(\S+)\s+(\S+)$/;

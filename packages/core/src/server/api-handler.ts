@@ -5,8 +5,22 @@ import { errorResponse } from './error-reply';
 
 /** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
 export const DEFAULT_ALLOWED_PARAMS: readonly string[] = [
-  'model', 'prompt', 'negative_prompt', 'aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio',
-  'input_image', 'input_video', 'input_audio', 'reference_images', 'seed', 'number_results', 'enhance',
+  'model',
+  'prompt',
+  'negative_prompt',
+  'aspect_ratio',
+  'size',
+  'quality',
+  'resolution',
+  'duration',
+  'audio',
+  'input_image',
+  'input_video',
+  'input_audio',
+  'reference_images',
+  'seed',
+  'number_results',
+  'enhance',
 ];
 
 /** `Context` is whatever the adapter passes along with each request (Express's `req`, …). */
@@ -113,7 +127,8 @@ async function readJsonObject(request: Request, maxBytes: number): Promise<Recor
     if (error === BODY_TOO_LARGE) return refuse(413, 'INVALID_BODY', `The body is larger than ${maxBytes} bytes.`);
     return refuse(422, 'INVALID_BODY', 'The body is not valid JSON.');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return refuse(422, 'INVALID_BODY', 'The body must be a JSON object.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return refuse(422, 'INVALID_BODY', 'The body must be a JSON object.');
   return value as Record<string, unknown>;
 }
 

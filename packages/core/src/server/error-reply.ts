@@ -26,7 +26,11 @@ const LOCAL_STATUS: Record<string, number> = {
  */
 export function errorReply(error: unknown): ErrorReply {
   if (!isMediaGenError(error)) {
-    return { status: 500, headers: {}, body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null } };
+    return {
+      status: 500,
+      headers: {},
+      body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null },
+    };
   }
   const status = error.status ?? LOCAL_STATUS[error.code] ?? 500;
   const body: Record<string, unknown> = {

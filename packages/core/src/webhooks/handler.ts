@@ -69,7 +69,8 @@ export async function handleWebhook(request: Request, options: HandleWebhookOpti
     report(options, error);
     const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
     // A missing secret or crypto is the receiver's fault: 5xx keeps the delivery alive.
-    const status = code === 'WEBHOOK_SECRET_MISSING' || code === 'WEBHOOK_CRYPTO_UNAVAILABLE' ? 500 : code === 'WEBHOOK_PAYLOAD_INVALID' ? 400 : 401;
+    const status =
+      code === 'WEBHOOK_SECRET_MISSING' || code === 'WEBHOOK_CRYPTO_UNAVAILABLE' ? 500 : code === 'WEBHOOK_PAYLOAD_INVALID' ? 400 : 401;
     return reply(status, code);
   }
 
@@ -133,10 +134,7 @@ async function dispatch(
     running.set(key, outcome);
     void outcome.finally(() => running.get(key) === outcome && running.delete(key));
   }
-  const answer = await within(
-    Promise.race([outcome, acknowledged.then(markSeen).then(() => true)]),
-    deadline - Date.now(),
-  );
+  const answer = await within(Promise.race([outcome, acknowledged.then(markSeen).then(() => true)]), deadline - Date.now());
   // 5xx on failure or timeout: the service retries, and the retry finds the outcome.
   return answer === true ? reply(200) : answer === false ? reply(500, 'WEBHOOK_HANDLER_FAILED') : reply(503, 'WEBHOOK_HANDLER_TIMEOUT');
 }

@@ -42,26 +42,47 @@ export async function startFakeService(init: { models: Model[]; rateLimit?: Rate
       return send(res, 200, { tier: 'pro', credits_balance: 1000, rate_limit: state.rateLimit, models: state.models });
     }
     if (req.method === 'GET' && path === '/api/v1/credits') {
-      return send(res, 200, { balance: 1000, tier: 'pro', cycle_resets_at: null, rate_limit: state.rateLimit, spent_this_cycle: 0, granted_this_cycle: 0 });
+      return send(res, 200, {
+        balance: 1000,
+        tier: 'pro',
+        cycle_resets_at: null,
+        rate_limit: state.rateLimit,
+        spent_this_cycle: 0,
+        granted_this_cycle: 0,
+      });
     }
     if (req.method === 'POST' && path === '/api/v1/generate') {
       const params = JSON.parse(body) as Record<string, unknown>;
       const override = state.submitOverride?.(params);
       if (override) return send(res, override[0], override[1]);
       if (inFlight() >= state.rateLimit.max_concurrent) {
-        return send(res, 429, { error: 'CONCURRENCY_LIMIT', message: 'too many', next: 'wait', in_flight: inFlight(), max_concurrent: state.rateLimit.max_concurrent });
+        return send(res, 429, {
+          error: 'CONCURRENCY_LIMIT',
+          message: 'too many',
+          next: 'wait',
+          in_flight: inFlight(),
+          max_concurrent: state.rateLimit.max_concurrent,
+        });
       }
       const id = `00000000-0000-4000-8000-${String(gens.size + 1).padStart(12, '0')}`;
       gens.set(id, { id, model: String(params.model), status: 'pending' });
       state.maxInFlightSeen = Math.max(state.maxInFlightSeen, inFlight());
-      return send(res, 202, { generation_id: id, status: 'pending', model: params.model, credits_estimate: 4, pricing_source: 'catalog_default', created_at: new Date().toISOString() });
+      return send(res, 202, {
+        generation_id: id,
+        status: 'pending',
+        model: params.model,
+        credits_estimate: 4,
+        pricing_source: 'catalog_default',
+        created_at: new Date().toISOString(),
+      });
     }
     const status = /^\/api\/v1\/generations\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && status) {
       const gen = gens.get(decodeURIComponent(status[1]!));
       if (!gen) return send(res, 404, { error: 'NOT_FOUND', message: 'no', next: 'check' });
       const exp = Math.floor(Date.now() / 1000) + state.linkTtlSec;
-      const urls = gen.status === 'completed' ? [0, 1].map((i) => `${base}/api/v1/output/${gen.id}/${exp}/sig${state.seq}/${i}/out-${i}.png`) : null;
+      const urls =
+        gen.status === 'completed' ? [0, 1].map((i) => `${base}/api/v1/output/${gen.id}/${exp}/sig${state.seq}/${i}/out-${i}.png`) : null;
       return send(res, 200, {
         generation_id: gen.id,
         status: gen.status,

@@ -34,7 +34,11 @@ export const imagePro = {
       values: ['1024x1024', '1536x1024', '2048x2048', '4096x4096'],
       presets_only: true,
       options: [{ size: '1024x1024', tag: '1k' }],
-      values_by_quality: { standard: ['1024x1024', '1536x1024'], high: ['1024x1024', '1536x1024', '2048x2048'], ultra: ['1024x1024', '1536x1024', '2048x2048', '4096x4096'] },
+      values_by_quality: {
+        standard: ['1024x1024', '1536x1024'],
+        high: ['1024x1024', '1536x1024', '2048x2048'],
+        ultra: ['1024x1024', '1536x1024', '2048x2048', '4096x4096'],
+      },
       default: '1024x1024',
     },
     quality: { type: 'enum', required: false, values: ['standard', 'high', 'ultra'], default: 'standard' },

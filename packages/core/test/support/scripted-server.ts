@@ -21,7 +21,14 @@ export async function startScriptedServer(responder: Responder) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = req.url ?? '';
-    const recorded = { method: req.method ?? '', url, path: url.split('?')[0]!, at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const recorded = {
+      method: req.method ?? '',
+      url,
+      path: url.split('?')[0]!,
+      at: Date.now(),
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString(),
+    };
     requests.push(recorded);
     await responder(recorded, res, requests.length - 1);
   });

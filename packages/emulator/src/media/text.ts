@@ -2,8 +2,30 @@ import { rng } from './random.js';
 
 const OPENERS = ['Picture this:', 'Here is a take:', 'Draft:', 'In short:', 'Consider this:'];
 const WORDS = [
-  'light', 'morning', 'quiet', 'river', 'bright', 'craft', 'honest', 'simple', 'warm', 'steady', 'open', 'road',
-  'story', 'small', 'clear', 'bold', 'careful', 'fresh', 'season', 'together', 'every', 'detail', 'made', 'kind',
+  'light',
+  'morning',
+  'quiet',
+  'river',
+  'bright',
+  'craft',
+  'honest',
+  'simple',
+  'warm',
+  'steady',
+  'open',
+  'road',
+  'story',
+  'small',
+  'clear',
+  'bold',
+  'careful',
+  'fresh',
+  'season',
+  'together',
+  'every',
+  'detail',
+  'made',
+  'kind',
 ];
 
 /** A few deterministic sentences that echo the prompt, as UTF-8 text/plain. */
@@ -17,6 +39,9 @@ export function renderText(prompt: string, seed: number): Buffer {
     const line = words.join(' ');
     sentences.push(line.charAt(0).toUpperCase() + line.slice(1) + '.');
   }
-  const topic = prompt.replace(/\[\[[^\]]*\]\]/g, '').trim().slice(0, 120);
+  const topic = prompt
+    .replace(/\[\[[^\]]*\]\]/g, '')
+    .trim()
+    .slice(0, 120);
   return Buffer.from(`${pick(OPENERS)} ${topic}\n\n${sentences.join(' ')}\n`, 'utf8');
 }
