@@ -17,7 +17,7 @@ export function startChild(script, { args = [], execArgv = [], env, timeoutMs = 
       reject(new Error(`${script} exited with ${code} before it was ready`));
     });
     child.on('message', function onMessage(msg) {
-      if (msg && msg.ready) {
+      if (msg?.ready) {
         clearTimeout(timer);
         child.off('message', onMessage);
         child.removeAllListeners('exit');

@@ -1,9 +1,10 @@
 // Row 4. Cold start: time to `import` the built package in a fresh Node process, vs the same
 // peers as the bundle row, and vs the floor (importing an empty module). One fresh process
 // per package per round, packages interleaved in rotated order.
-import { runNode, here } from './child.mjs';
-import { interleave, stats, fmt } from './measure.mjs';
+
 import { PEERS } from './bundle-size.mjs';
+import { here, runNode } from './child.mjs';
+import { fmt, interleave, stats } from './measure.mjs';
 
 export async function run({ quick }) {
   const rounds = quick ? 3 : 10;

@@ -2,9 +2,9 @@
 // autocannon from a second process against the emulator in a third, and the emulator's
 // memory for 10,000 tracked generations. Targets from issue 4's quality bar: 200 submits/s,
 // 5,000 status reads/s, 10,000 generations in under 200 MB.
-import { startChild, here } from './child.mjs';
+import { here, startChild } from './child.mjs';
 import { emulatorMissing, startEmulatorChild } from './emulator-probe.mjs';
-import { stats, fmt } from './measure.mjs';
+import { fmt, stats } from './measure.mjs';
 
 const SUBMIT_TARGET = 200;
 const READ_TARGET = 5000;

@@ -1,5 +1,5 @@
 // Whether the pieces the emulator rows need have landed, and the emulator in a child process.
-import { startChild, here } from './child.mjs';
+import { here, startChild } from './child.mjs';
 
 export async function emulatorMissing() {
   try {

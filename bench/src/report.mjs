@@ -1,8 +1,8 @@
 // Output: a printed table, bench/results.json (every figure and raw sample), and
 // bench/RESULTS.md (the table, with the machine's CPU and Node version at the top).
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 export const PEER_COLUMNS = ['standardwebhooks', 'svix', 'stripe', 'openai', 'replicate', '@fal-ai/client', '@runwayml/sdk'];
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
@@ -61,7 +61,7 @@ export function markdown({ meta, rows }) {
     lines.push(`| ${cells.map(cellMd).join(' | ')} |`);
   }
   lines.push('', '## Notes', '');
-  notes.forEach((n, i) => lines.push(`${i + 1}. ${n}`));
+  for (const [i, n] of notes.entries()) lines.push(`${i + 1}. ${n}`);
   const misses = rows.filter((r) => r.status === 'miss');
   const unmeasured = rows.filter((r) => r.status === 'not measured' || r.status === 'error');
   lines.push('', '## Misses', '');

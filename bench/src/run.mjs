@@ -3,7 +3,7 @@
 // hidden); exits 1 only when a measurement crashed (the bench is broken).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { machine, printTable, write, PEER_COLUMNS } from './report.mjs';
+import { machine, PEER_COLUMNS, printTable, write } from './report.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -19,6 +19,7 @@ const MEASUREMENTS = [
   ['cold-start', './cold-start.mjs'],
   ['batch-throughput', './batch-throughput.mjs'],
   ['emulator-capacity', './emulator-capacity.mjs'],
+  ['wait-latency', './wait-latency.mjs'],
 ];
 
 function peerVersions() {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { GenerateParams, Generation, SubmitResponse, WebhookEvent } from '@mediagen/core';
 import Database from 'better-sqlite3';
-import type { Generation, GenerateParams, SubmitResponse, WebhookEvent } from '@mediagen/core';
 
 /** What the app knows about one generation, as `GET /api/generations` lists it. */
 export interface StoredGeneration {
@@ -103,18 +103,17 @@ export class GenerationStore {
         .prepare('INSERT OR IGNORE INTO webhook_events (generation_id, type, delivery_id, received_at) VALUES (?, ?, ?, ?)')
         .run(data.generation_id, event.type, event.deliveryId ?? null, Date.now());
       if (fresh.changes === 0) return false;
-      if (data.status === 'completed' || data.status === 'failed') {
-        this.#settle(data.generation_id, {
-          model: data.model,
-          status: data.status,
-          output_urls: data.output_urls ?? (data.output_url ? [data.output_url] : null),
-          credits: data.credits_charged,
-          error_code: data.error_code ?? null,
-          error_message: data.error_message ?? null,
-          completed_at: data.completed_at,
-          source: 'webhook',
-        });
-      }
+      const failed = data.status === 'failed' ? data : undefined;
+      this.#settle(data.generation_id, {
+        model: data.model,
+        status: data.status,
+        output_urls: data.output_urls,
+        credits: data.credits_charged,
+        error_code: failed?.error_code ?? null,
+        error_message: failed?.error_message ?? null,
+        completed_at: data.completed_at,
+        source: 'webhook',
+      });
       return true;
     })();
   }

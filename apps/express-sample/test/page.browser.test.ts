@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './support/stack.js';
+import { type Stack, startStack } from './support/stack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -23,8 +23,9 @@ describe('the sample page in a real Chromium', () => {
   let profile: string;
 
   beforeAll(async () => {
-    // Never skipped: without the browser this test fails, in CI too (scripts/services.sh installs it).
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/services.sh\` (it apt-installs chromium).`);
+    // Never skipped: without the browser this test fails, in CI too (the repo's `pnpm test` installs it).
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: install it with "apt-get install -y chromium" (in the monorepo, pnpm test does it).`);
     stack = await startStack({ timeScale: 0.1 });
     profile = mkdtempSync(join(tmpdir(), 'express-sample-chromium-'));
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
@@ -80,5 +81,34 @@ describe('the sample page in a real Chromium', () => {
     await page.fill('#prompt', 'something [[blocked]]');
     await page.click('#submit');
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
+  });
+
+  it('a submit whose answer was lost, sent again, bills once (one Idempotency-Key per intent)', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
+    const before = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
+    const keys: string[] = [];
+    let lose = true;
+    // The first answer is lost on the way back (the server did accept it); the retry goes through.
+    await page.route('**/api/generations', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (!lose) return route.continue();
+      lose = false;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await page.selectOption('#model', 'image-fast');
+    await page.fill('#prompt', 'one intent, two clicks');
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).not.toBe('');
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).toBe('');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const after = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
+    expect(after).toBe(before + 1);
   });
 });

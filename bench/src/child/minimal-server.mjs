@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 
 const id = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
 let n = 0;
-const server = createServer((req, res) => {
+const server = createServer((_req, res) => {
   const requestId = `req_${(++n).toString(36)}`;
   const body = JSON.stringify({
     generation_id: id,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { signWebhook, type WebhookPayload } from '@mediagen/core';
 
 /** A webhook body shaped as the service sends it (spec: Events, payload). */
-export function makePayload(overrides: Partial<WebhookPayload> = {}): WebhookPayload {
-  const id = overrides.generation_id ?? randomUUID();
+export function makePayload(overrides: Record<string, unknown> = {}): WebhookPayload {
+  const id = (overrides.generation_id as string | undefined) ?? randomUUID();
   return {
     generation_id: id,
     status: 'completed',
@@ -14,7 +15,7 @@ export function makePayload(overrides: Partial<WebhookPayload> = {}): WebhookPay
     duration_ms: 812,
     completed_at: new Date().toISOString(),
     ...overrides,
-  };
+  } as WebhookPayload;
 }
 
 export interface DeliverOptions {
@@ -42,4 +43,24 @@ export async function deliver(url: string, body: string | WebhookPayload, option
   if (options.signature !== undefined) headers['x-service-signature'] = options.signature;
   else if (options.secret !== null) headers['x-service-signature'] = await signWebhook(raw, options.secret);
   return fetch(url, { method: 'POST', headers, body: raw });
+}
+
+/**
+ * Sends the headers and the start of a body that never ends (a slow or hostile sender), and
+ * resolves with the status the receiver answers while the body is still open.
+ */
+export function sendUnfinishedBody(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '100000', 'x-service-signature': `sha256=${'0'.repeat(64)}` },
+    });
+    req.on('response', (res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      req.destroy();
+    });
+    req.on('error', reject);
+    req.write('{"generation_id":');
+  });
 }

@@ -1,11 +1,11 @@
+export { type DeliverOptions, deliver, makePayload } from './delivery';
+export { listen } from './listen';
 export {
   describeWebhookConformance,
-  OLD_SECRET,
-  NEW_SECRET,
   LIMIT,
-  type WebhookAdapterOptions,
+  NEW_SECRET,
+  OLD_SECRET,
   type StartedAdapter,
+  type WebhookAdapterOptions,
   type WebhookConformanceTarget,
 } from './webhook-conformance';
-export { deliver, makePayload, type DeliverOptions } from './delivery';
-export { listen } from './listen';

@@ -1,10 +1,14 @@
 import { ConfigurationError } from './errors';
+import { type GenerationEvents, MemoryGenerationEvents } from './events/generation-events';
 import { Gate } from './gate/gate';
-import { MemoryGateStore, type GateStore } from './gate/store';
-import { Transport, type RetryInfo } from './http/transport';
+import { type GateStore, MemoryGateStore } from './gate/store';
+import { createRequestLog, type Logger, type LogLevel } from './http/log';
+import { type RetryInfo, Transport } from './http/transport';
+import { userAgent } from './http/user-agent';
 import { Credits } from './resources/credits';
 import { Generations } from './resources/generations';
 import { Models } from './resources/models';
+import { checkApiKey, checkBaseUrl } from './util/check-config';
 import { readEnv } from './util/env';
 
 /** The emulator's default address: with no configuration the SDK talks to a local emulator. */
@@ -35,6 +39,20 @@ export interface ClientOptions {
    * Default off.
    */
   gate?: boolean | GateStore;
+  /** Longest a gated submit waits for a slot before failing with `GATE_TIMEOUT`. Default 120 000 ms. */
+  gateMaxWaitMs?: number;
+  /**
+   * Where webhook receivers publish verified events so `wait()`/`run()` resolve on the webhook
+   * instead of the next poll. Default: in-process (`MemoryGenerationEvents`).
+   */
+  events?: GenerationEvents;
+  /**
+   * What to log: each request, response and retry at `debug` (retries alone at `info`). Default: `process.env.MEDIAGEN_LOG`, else `off`. The API key and
+   * anything secret-shaped are redacted from every line.
+   */
+  logLevel?: LogLevel;
+  /** Where log lines go: anything console-like. Default `console`. */
+  logger?: Logger;
 }
 
 export class MediaGenClient {
@@ -44,21 +62,15 @@ export class MediaGenClient {
   /** The account gate (`gate` option); `gate.settle(id)` frees a slot a webhook reported. */
   readonly gate: Gate;
   readonly baseUrl: string;
+  /** Verified webhook events for this client's waiters; pass it to a webhook receiver (`events`). */
+  readonly events: GenerationEvents;
 
   constructor(options: ClientOptions = {}) {
-    const apiKey = options.apiKey ?? readEnv('MEDIAGEN_API_KEY');
-    if (!apiKey) {
-      throw new ConfigurationError(
-        'No API key: pass { apiKey } or set MEDIAGEN_API_KEY (created in Settings, API & Webhooks; the emulator takes svc_live_emulator_demo).',
-      );
-    }
-    const baseUrl = (options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    if (!/^https?:\/\//.test(baseUrl)) {
-      throw new ConfigurationError(`baseUrl must be an http(s) URL such as ${DEFAULT_BASE_URL}; got "${baseUrl}".`);
-    }
+    const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY'));
+    const baseUrl = checkBaseUrl(options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? DEFAULT_BASE_URL);
     const maxRetries = options.maxRetries ?? 4;
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-      throw new ConfigurationError(`maxRetries must be a whole number >= 0; got ${String(options.maxRetries)}.`);
+      throw new ConfigurationError(`maxRetries must be a whole number >= 0; got ${String(options.maxRetries).slice(0, 20)}.`);
     }
     if (typeof (options.fetch ?? globalThis.fetch) !== 'function') {
       throw new ConfigurationError('No fetch in this runtime: pass { fetch }.');
@@ -66,6 +78,7 @@ export class MediaGenClient {
     // Looked up per call, so a fetch instrumented after the client was made is still used.
     const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.baseUrl = baseUrl;
+    this.events = options.events ?? new MemoryGenerationEvents();
     const transport = new Transport({
       apiKey,
       baseUrl,
@@ -74,9 +87,11 @@ export class MediaGenClient {
       fetch: fetchImpl,
       retryConcurrencyLimit: options.retryConcurrencyLimit ?? false,
       onRetry: options.onRetry,
+      userAgent: userAgent(),
+      log: createRequestLog(options.logLevel ?? readEnv('MEDIAGEN_LOG') ?? 'off', options.logger ?? globalThis.console ?? {}, [apiKey]),
     });
     const store = options.gate === true ? new MemoryGateStore() : options.gate || undefined;
-    const gate = new Gate(store, async () => (await this.models.cachedList()).rate_limit);
+    const gate = new Gate(store, async () => (await this.models.cachedList()).rate_limit, { maxWaitMs: options.gateMaxWaitMs });
     this.gate = gate;
     this.models = new Models(transport, options.modelsTtlMs, (list) => gate.observe(list.rate_limit));
     this.credits = new Credits(transport, (summary) => gate.observe(summary.rate_limit));
@@ -84,6 +99,7 @@ export class MediaGenClient {
       validate: options.validate ?? true,
       gate,
       fetch: fetchImpl,
+      events: this.events,
     });
   }
 }

@@ -15,8 +15,16 @@ export class MediaGenError extends Error {
   readonly requestId: string | undefined;
   /** Whether sending the same request again may succeed (spec: client retry guidance). */
   readonly retryable: boolean;
-  /** The raw error body as received (already free of secrets: the service never echoes keys). */
+  /** The raw error body as received (bounded, and with the API key redacted should a proxy echo it). */
   readonly body: unknown;
+  /**
+   * Set on every error out of `generations.create` and `run`: the `Idempotency-Key` the submit
+   * was sent with. Resend with `{ idempotencyKey: error.idempotencyKey }` and the service
+   * answers with the same generation instead of billing a second one.
+   */
+  declare readonly idempotencyKey?: string;
+  /** The generation concerned, when one is known (`run` failing while waiting, a failed generation). */
+  declare readonly generationId?: string;
 
   constructor(
     message: string,
@@ -30,6 +38,9 @@ export class MediaGenError extends Error {
       cause?: unknown;
     },
   ) {
+    // Messages built from foreign text (a response, a fetch failure) are bounded and redacted
+    // where that text is read: the transport and `errorFromResponse`. (Kept out of here so
+    // `verifyWebhook` alone stays small.)
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = new.target.name;
     this.status = init.status;
@@ -40,16 +51,13 @@ export class MediaGenError extends Error {
     this.body = init.body;
   }
 
+  /**
+   * Every field an app may pass on (a subclass's own included: `balance`, `field`, `issues`,
+   * `idempotencyKey`…), without the raw `body` and the brand.
+   */
   toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      status: this.status,
-      code: this.code,
-      next: this.next,
-      requestId: this.requestId,
-      retryable: this.retryable,
-    };
+    const { body: _body, isMediaGenError: _brand, ...fields } = this;
+    return { ...fields, message: this.message };
   }
 }
 
@@ -145,7 +153,7 @@ export class TimeoutError extends MediaGenError {
 
 /** The caller's `AbortSignal` fired. Nothing more is sent for this call. */
 export class AbortError extends MediaGenError {
-  constructor(message = 'The request was aborted by its AbortSignal.', cause?: unknown) {
+  constructor(message = 'Aborted by its AbortSignal.', cause?: unknown) {
     super(message, { code: 'ABORTED', retryable: false, cause });
   }
 }
@@ -172,13 +180,10 @@ export class ParamsValidationError extends MediaGenError {
     super(`Invalid params for model "${model}": ${list}`, {
       code: 'PARAMS_INVALID',
       retryable: false,
-      next: 'Fix the listed params; client.models.list() says what each model accepts.',
+      next: 'client.models.list() says what each model accepts.',
     });
     this.issues = issues;
     this.model = model;
-  }
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), model: this.model, issues: this.issues };
   }
 }
 
@@ -192,17 +197,18 @@ export class GenerationFailedError extends MediaGenError {
     // CONTENT_POLICY_VIOLATION is the one failure whose charge is kept (spec: States, fact 3).
     const forfeited = code === 'CONTENT_POLICY_VIOLATION';
     super(
-      `Generation ${generation.generation_id} failed: ${code}${error?.message ? ` (${error.message})` : ''}` +
+      `Generation ${generation.generation_id} failed: ${code}${error?.message ? ` (${String(error.message).slice(0, 500)})` : ''}` +
         (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
       {
         code,
         retryable,
         requestId: generation.request_id,
         body: generation,
-        next: retryable ? 'The same request may succeed if resubmitted.' : 'Resubmitting as is fails again and is billed again.',
+        next: retryable ? 'May succeed if resubmitted.' : 'Resubmitting as is fails (and bills) again.',
       },
     );
     this.generation = generation;
+    (this as { generationId?: string }).generationId = str(generation.generation_id);
   }
   /** True when the charge was kept (CONTENT_POLICY_VIOLATION) rather than refunded. */
   get creditsForfeited(): boolean {

@@ -1,16 +1,30 @@
-export { MediaGenClient, DEFAULT_BASE_URL, type ClientOptions } from './client';
+/**
+ * `@mediagen/core`: what an app uses to call the service. Server pieces live in
+ * `@mediagen/core/server` (and `/node`), the contract's constants in `/wire`, test switches in
+ * `/testing`.
+ */
+export { type ClientOptions, DEFAULT_BASE_URL, MediaGenClient } from './client';
 export * from './errors';
-export type { RequestOptions, RetryInfo } from './http/transport';
-export type { ResponseMeta } from './http/response-meta';
-export type { Submitted, WaitOptions, RunOptions } from './resources/generations';
-export * from './types';
-export { verifyWebhook, signWebhook, type VerifyWebhookInput, type WebhookEvent } from './webhooks/verify';
-export { setHmacBackend, hmacBackend, type HmacBackend } from './crypto/hmac';
-export { isRawBody, isParsedBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
-export { validateParams } from './params/validate';
-export { quotePrice, creditsForQuality, creditsForReferences, type PriceQuote } from './params/pricing';
-export { ENHANCE_CREDITS } from './limits';
-export { parseOutputLink, isExpired, type OutputLink } from './links/output-link';
+export { type GenerationEvents, MemoryGenerationEvents } from './events/generation-events';
 export { Gate } from './gate/gate';
-export { MemoryGateStore, type GateStore, type GateLimits, type GateGrant, type MemoryGateStoreOptions } from './gate/store';
-export type { DownloadOptions } from './resources/generations';
+export { type GateGrant, type GateLimits, type GateStore, MemoryGateStore, type MemoryGateStoreOptions } from './gate/store';
+export type { Logger, LogLevel } from './http/log';
+export type { ResponseMeta } from './http/response-meta';
+export type { RequestOptions, RetryInfo } from './http/transport';
+export { SDK_VERSION } from './http/user-agent';
+export { isExpired, type OutputLink, parseOutputLink } from './links/output-link';
+export { creditsForQuality, creditsForReferences, type PriceQuote, quotePrice } from './params/pricing';
+export type { ModelParamsRegistry, TypedGenerateParams } from './params/registry';
+export { validateParams } from './params/validate';
+export type { DownloadOptions, RunOptions, Submitted, WaitOptions } from './resources/generations';
+export type * from './types';
+export type { DedupeClaim, WebhookDedupeStore } from './webhooks/dedupe';
+export {
+  type GenerationCompletedEvent,
+  type GenerationFailedEvent,
+  type HeaderValue,
+  signWebhook,
+  type VerifyWebhookInput,
+  verifyWebhook,
+  type WebhookEvent,
+} from './webhooks/verify';

@@ -4,6 +4,8 @@
  * adds fields within v1 and clients must keep and ignore unknown ones (Versioning 5).
  */
 
+import type { PARAM_KEYS } from './wire/params';
+
 type Open = { [key: string]: unknown };
 
 export type GenerationStatus = 'pending' | 'processing' | 'completed' | 'failed';
@@ -102,17 +104,8 @@ export interface ParamSpec extends Open {
   values_by_quality?: Record<string, string[]>;
 }
 
-export type ParamKey =
-  | 'prompt'
-  | 'aspect_ratio'
-  | 'size'
-  | 'quality'
-  | 'resolution'
-  | 'duration'
-  | 'audio'
-  | 'reference_images'
-  | 'number_results'
-  | 'seed';
+/** A key of a model's `params` schema; the list itself is `PARAM_KEYS` (`wire/params`). */
+export type ParamKey = (typeof PARAM_KEYS)[number];
 
 export interface CreditsBand extends Open {
   min: number;
@@ -185,20 +178,36 @@ export interface ErrorBody extends Open {
 
 export type WebhookEventType = 'generation.completed' | 'generation.failed';
 
-/** Body of a webhook delivery. */
-export interface WebhookPayload extends Open {
+interface WebhookPayloadBase extends Open {
+  /** Identical across all attempts of the same event: the de-duplication key. */
   generation_id: string;
-  status: TerminalStatus;
   model: string;
-  output_url: string | null;
-  output_urls: string[] | null;
   credits_charged: number;
   duration_ms: number;
   completed_at: string;
-  error_code?: string;
-  error_message?: string;
-  retryable?: boolean;
 }
+
+/** Body of a `generation.completed` delivery. */
+export interface CompletedWebhookPayload extends WebhookPayloadBase {
+  status: 'completed';
+  /** Signed link, valid 3 days after completion; poll the status endpoint for a fresh one. */
+  output_url: string;
+  output_urls: string[];
+}
+
+/** Body of a `generation.failed` delivery. */
+export interface FailedWebhookPayload extends WebhookPayloadBase {
+  status: 'failed';
+  output_url: null;
+  output_urls: null;
+  error_code: string;
+  error_message: string;
+  /** True when resubmitting the same request may succeed. */
+  retryable: boolean;
+}
+
+/** Body of a webhook delivery: narrow on `status` (or on the event's `type`). */
+export type WebhookPayload = CompletedWebhookPayload | FailedWebhookPayload;
 
 /** Async failure codes the spec names; the list is open. */
 export const CONTENT_POLICY_VIOLATION = 'CONTENT_POLICY_VIOLATION';

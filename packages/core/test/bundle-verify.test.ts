@@ -1,6 +1,6 @@
-import { build } from 'esbuild';
-import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url));
@@ -27,8 +27,8 @@ describe('what importing verifyWebhook costs', () => {
     expect(code).not.toMatch(/\/api\/v1\/generate|Idempotency|cachedList|from\s*["']node:/);
   });
 
-  it('handleWebhook brings the receiver but still not the client', async () => {
-    const code = await bundle('handleWebhook', serverEntry);
+  it('createWebhookHandler brings the receiver but still not the client', async () => {
+    const code = await bundle('createWebhookHandler', serverEntry);
     expect(code).not.toMatch(/\/api\/v1\/generate|cachedList/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { InvalidRequestError, MediaGenClient, ParamsValidationError, type Model } from '../src/index';
+import { InvalidRequestError, MediaGenClient, type Model, ParamsValidationError } from '../src/index';
 import { startFakeService } from './support/fake-service';
 import { imageFast, imagePro } from './support/models';
 
@@ -28,6 +28,16 @@ describe('validation before submit', () => {
     // estimate validates the same way.
     await expect(c.generations.estimate({ model: 'image-fast', prompt: 'a', size: '1x1' })).rejects.toBeInstanceOf(ParamsValidationError);
     expect(service.count('POST', '/api/v1/generate')).toBe(0);
+  });
+
+  it('a malformed entry in the model list (values_by_quality holding a non-array) never throws a TypeError from create', async () => {
+    const broken = structuredClone(imagePro);
+    (broken.params.size as unknown as Record<string, unknown>).values_by_quality = { standard: 'x', high: null };
+    (broken.params.quality as unknown as Record<string, unknown>).values = 'standard';
+    service = await startFakeService({ models: [broken] });
+    const created = await client(service.url).generations.create({ model: 'image-pro', prompt: 'a', size: '1024x1024' });
+    expect(created.generation_id).toBeTruthy();
+    expect(service.count('POST', '/api/v1/generate')).toBe(1);
   });
 
   it('fetches the model list once per client and never shares it between clients', async () => {

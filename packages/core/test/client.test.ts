@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, ConfigurationError, GenerationFailedError, MediaGenClient, TimeoutError, type Generation } from '../src/index';
-import { generationBody, json, startScriptedServer, type Responder } from './support/scripted-server';
+import { AbortError, ConfigurationError, type Generation, GenerationFailedError, MediaGenClient, TimeoutError } from '../src/index';
+import { generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

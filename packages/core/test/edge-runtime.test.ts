@@ -1,6 +1,6 @@
-import { build } from 'esbuild';
-import { runInContext, createContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
+import { createContext, runInContext } from 'node:vm';
+import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generationBody, json, startScriptedServer } from './support/scripted-server';
 

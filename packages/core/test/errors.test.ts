@@ -6,13 +6,13 @@ import {
   ConflictError,
   InsufficientCreditsError,
   InvalidRequestError,
+  isMediaGenError,
   MediaGenClient,
   MediaGenError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   ServerError,
-  isMediaGenError,
 } from '../src/index';
 import { errorBody, json, startScriptedServer } from './support/scripted-server';
 

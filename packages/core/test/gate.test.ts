@@ -104,7 +104,8 @@ describe('client gate', () => {
     await Promise.all([1, 2, 3].map((i) => c.generations.create({ model: 'image-fast', prompt: `r${i}` })));
     const at = service.seen.filter((s) => s.path === '/api/v1/generate').map((s) => s.at);
     expect(at).toHaveLength(3);
-    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(280);
+    // Arrival times at the service: the window opens at the gate's grant, before the first request lands.
+    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(200);
   });
 
   it('gives the slot back when the submit fails', async () => {
@@ -148,5 +149,19 @@ describe('client gate', () => {
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortError);
     expect(service.count('POST', '/api/v1/generate')).toBe(1);
+  });
+
+  it('a create-only caller that never reports an end gets GATE_TIMEOUT naming wait/settle, not a silent stall', async () => {
+    service = await startFakeService({ models: [imageFast], rateLimit: { per_minute: 100, max_concurrent: 1 } });
+    const c = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: true, gateMaxWaitMs: 300 });
+    const first = await c.generations.create({ model: 'image-fast', prompt: 'a' });
+    const error = await c.generations.create({ model: 'image-fast', prompt: 'b' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'GATE_TIMEOUT', retryable: true, idempotencyKey: expect.any(String) });
+    expect((error as Error).message).toMatch(/max_concurrent 1/);
+    expect((error as { next: string }).next).toMatch(/generations\.wait\(id\).*gate\.settle\(id\)/);
+    // The first one finishes; told so (as a webhook handler would), the gate lets the next submit through.
+    service.finish(first.generation_id);
+    await c.gate.settle(first.generation_id);
+    await expect(c.generations.create({ model: 'image-fast', prompt: 'c' })).resolves.toMatchObject({ status: 'pending' });
   });
 });

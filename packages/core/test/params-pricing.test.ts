@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ENHANCE_CREDITS, creditsForQuality, creditsForReferences, quotePrice } from '../src/index';
-import { audioVoice, imageFast, imagePro, videoStandard } from './support/models';
+import { creditsForQuality, creditsForReferences, quotePrice } from '../src/index';
+import { ENHANCE_CREDITS } from '../src/wire';
+import { audioVoiceUnpriced, imageFast, imagePro, videoStandard } from './support/models';
 
 describe('pricing helpers', () => {
   it('reads credits_by_quality (default tier when none given) and credits_by_references', () => {
@@ -29,12 +30,12 @@ describe('pricing helpers', () => {
   });
 
   it('uses credits_from for the default request and says when params make it approximate', () => {
-    expect(quotePrice(videoStandard, {})).toMatchObject({ credits: 50, exact: true });
-    expect(quotePrice(videoStandard, { duration: 5 })).toMatchObject({ credits: 50, exact: true });
-    expect(quotePrice(videoStandard, { duration: 10, enhance: true })).toMatchObject({ credits: 50, total: 70, exact: false });
+    expect(quotePrice(videoStandard, {})).toMatchObject({ credits: 60, exact: true });
+    expect(quotePrice(videoStandard, { duration: 5 })).toMatchObject({ credits: 60, exact: true });
+    expect(quotePrice(videoStandard, { duration: 10, enhance: true })).toMatchObject({ credits: 60, total: 80, exact: false });
   });
 
   it('gives undefined when the entry carries no price (pricing lookup failed)', () => {
-    expect(quotePrice(audioVoice, {})).toEqual({ credits: undefined, enhanceCredits: 0, total: undefined, exact: true });
+    expect(quotePrice(audioVoiceUnpriced, {})).toEqual({ credits: undefined, enhanceCredits: 0, total: undefined, exact: true });
   });
 });

@@ -1,11 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateParams, type Model } from '../src/index';
-import { audioVoice, customSize, imageFast, imagePro, imageUpscale, legacyImage, videoStandard } from './support/models';
+import { type Model, validateParams } from '../src/index';
+import {
+  audioVoice,
+  customSize,
+  imageFast,
+  imagePro,
+  imageUpscale,
+  legacyImage,
+  upscaleRequiredUpper,
+  videoEdit,
+  videoStandard,
+} from './support/models';
 
 type Case = [name: string, model: Model, params: Record<string, unknown>, expected: string[]];
 const p = (s: string) => ({ prompt: s });
 const emoji = '😀';
+/** A reference image the contract takes: a public https URL. */
+const U = 'https://example.com/ref.png';
 
 /** Each row: params and the `field:code` issues expected (empty: valid). */
 const TABLE: Case[] = [
@@ -18,11 +30,11 @@ const TABLE: Case[] = [
   ['prompt at 2000', imageFast, p('x'.repeat(2000)), []],
   ['prompt over 2000', imageFast, p('x'.repeat(2001)), ['prompt:TOO_LONG']],
   ['prompt counts code points', imageFast, p(emoji.repeat(2000)), []],
-  ['prompt_max_chars lower than 2000', videoStandard, p('x'.repeat(1501)), ['prompt:TOO_LONG']],
-  ['prompt at prompt_max_chars', videoStandard, p('x'.repeat(1500)), []],
-  ['earlier form: string max_length', legacyImage, p('x'.repeat(101)), ['prompt:TOO_LONG']],
-  ['prompt not required, absent', customSize, { reference_images: ['u'] }, []],
-  ['prompt on a model with no prompt', imageUpscale, { prompt: 'x', resolution: '2K' }, ['prompt:NOT_SUPPORTED']],
+  ['prompt_max_chars lower than 2000', videoEdit, p('x'.repeat(1501)), ['prompt:TOO_LONG']],
+  ['prompt at prompt_max_chars', videoEdit, p('x'.repeat(1500)), []],
+  ['earlier form: string max_length', legacyImage, p('x'.repeat(1001)), ['prompt:TOO_LONG']],
+  ['prompt not required, absent', customSize, { reference_images: [U] }, []],
+  ['prompt on a model with no prompt is left to the server (rule 5)', imageUpscale, { prompt: 'x', resolution: '2K' }, []],
   ['negative_prompt at 500', imageFast, { prompt: 'a', negative_prompt: 'n'.repeat(500) }, []],
   [
     'negative_prompt over 500 (any model)',
@@ -33,7 +45,8 @@ const TABLE: Case[] = [
   ['negative_prompt not a string', imageFast, { prompt: 'a', negative_prompt: 1 }, ['negative_prompt:INVALID_TYPE']],
   // aspect_ratio
   ['aspect_ratio listed', imageFast, { prompt: 'a', aspect_ratio: '16:9' }, []],
-  ['aspect_ratio not listed', imageFast, { prompt: 'a', aspect_ratio: '4:3' }, ['aspect_ratio:INVALID_VALUE']],
+  ['aspect_ratio not listed', imageFast, { prompt: 'a', aspect_ratio: '2:1' }, ['aspect_ratio:INVALID_VALUE']],
+  ['aspect_ratio is exact (rule 2)', videoStandard, { prompt: 'a', aspect_ratio: '21:9 1080P' }, ['aspect_ratio:INVALID_VALUE']],
   ['aspect_ratio wrong type', imageFast, { prompt: 'a', aspect_ratio: 1.5 }, ['aspect_ratio:INVALID_TYPE']],
   ['aspect_ratio tagged value in full', videoStandard, { prompt: 'a', aspect_ratio: '21:9 1080p' }, []],
   ['aspect_ratio ratio of a tagged value', videoStandard, { prompt: 'a', aspect_ratio: '21:9' }, []],
@@ -47,13 +60,13 @@ const TABLE: Case[] = [
   ['aspect_ratio on a model without it', imagePro, { prompt: 'a', aspect_ratio: '1:1' }, ['aspect_ratio:NOT_SUPPORTED']],
   // quality / resolution
   ['quality listed', imagePro, { prompt: 'a', quality: 'high' }, []],
-  ['quality case-insensitive on a lowercase list', imagePro, { prompt: 'a', quality: 'HIGH' }, []],
+  ['quality is exact: HIGH against a listed high (rule 2)', imagePro, { prompt: 'a', quality: 'HIGH' }, ['quality:INVALID_VALUE']],
   ['quality not listed', imagePro, { prompt: 'a', quality: 'max' }, ['quality:INVALID_VALUE']],
   ['quality on a model with no tiers', imageFast, { prompt: 'a', quality: 'high' }, ['quality:NOT_SUPPORTED']],
   ['resolution 1K against a lowercase 1k list', imagePro, { prompt: 'a', resolution: '1K' }, []],
-  ['resolution listed uppercase is exact', imageUpscale, { resolution: '2K' }, []],
-  ['resolution 2k against an uppercase list', imageUpscale, { resolution: '2k' }, ['resolution:INVALID_VALUE']],
-  ['resolution required', imageUpscale, {}, ['resolution:REQUIRED']],
+  ['resolution 2K against a lowercase list', imageUpscale, { resolution: '2K' }, []],
+  ['resolution 2k against an uppercase list', upscaleRequiredUpper, { resolution: '2k' }, []],
+  ['resolution required', upscaleRequiredUpper, {}, ['resolution:REQUIRED']],
   ['resolution video value', videoStandard, { prompt: 'a', resolution: '2160p' }, ['resolution:INVALID_VALUE']],
   // size
   ['size preset', imagePro, { prompt: 'a', size: '1536x1024' }, []],
@@ -62,7 +75,7 @@ const TABLE: Case[] = [
   ['size for the default quality only', imagePro, { prompt: 'a', size: '2048x2048' }, ['size:OPTION_NOT_AVAILABLE']],
   ['size for the given quality', imagePro, { prompt: 'a', size: '2048x2048', quality: 'high' }, []],
   ['size beyond the given quality', imagePro, { prompt: 'a', size: '4096x4096', quality: 'high' }, ['size:OPTION_NOT_AVAILABLE']],
-  ['size custom when presets_only is false', customSize, { reference_images: ['u'], size: '1000x700' }, []],
+  ['size custom when presets_only is false', customSize, { reference_images: [U], size: '1000x700' }, []],
   ['size on a model without sizes', imageFast, { prompt: 'a', size: '1024x1024' }, ['size:NOT_SUPPORTED']],
   // duration
   ['duration enum value', videoStandard, { prompt: 'a', duration: 10 }, []],
@@ -78,19 +91,15 @@ const TABLE: Case[] = [
   ['audio not boolean', videoStandard, { prompt: 'a', audio: 'yes' }, ['audio:INVALID_TYPE']],
   ['audio on a model without it', imageFast, { prompt: 'a', audio: true }, ['audio:NOT_SUPPORTED']],
   // reference_images
-  ['reference_images within max', imagePro, { prompt: 'a', reference_images: ['u1', 'u2'] }, []],
-  ['reference_images over the model max', imagePro, { prompt: 'a', reference_images: ['1', '2', '3'] }, ['reference_images:OUT_OF_RANGE']],
-  [
-    'reference_images over 3 even if the model says 5',
-    customSize,
-    { reference_images: ['1', '2', '3', '4'] },
-    ['reference_images:OUT_OF_RANGE'],
-  ],
+  ['reference_images within max', imagePro, { prompt: 'a', reference_images: [U, U] }, []],
+  ['reference_images over the model max', imagePro, { prompt: 'a', reference_images: [U, U, U] }, ['reference_images:OUT_OF_RANGE']],
+  ['reference_images over 3 even if the model says 5', customSize, { reference_images: [U, U, U, U] }, ['reference_images:OUT_OF_RANGE']],
   ['reference_images under min', customSize, { reference_images: [] }, ['reference_images:OUT_OF_RANGE']],
   ['reference_images required', customSize, {}, ['reference_images:REQUIRED']],
   ['reference_images not strings', imagePro, { prompt: 'a', reference_images: [1] }, ['reference_images:INVALID_TYPE']],
   ['reference_images not an array', imagePro, { prompt: 'a', reference_images: 'u' }, ['reference_images:INVALID_TYPE']],
-  ['reference_images not taken', imageFast, { prompt: 'a', reference_images: ['u'] }, ['reference_images:NOT_SUPPORTED']],
+  ['reference_images not https', imagePro, { prompt: 'a', reference_images: ['http://x/y.png'] }, ['reference_images:INVALID_VALUE']],
+  ['reference_images not taken', imageFast, { prompt: 'a', reference_images: [U] }, ['reference_images:NOT_SUPPORTED']],
   // number_results
   ['number_results at max', imageFast, { prompt: 'a', number_results: 4 }, []],
   ['number_results over max', imageFast, { prompt: 'a', number_results: 5 }, ['number_results:INVALID_NUMBER_RESULTS']],
@@ -103,6 +112,7 @@ const TABLE: Case[] = [
   ['seed fractional', imageFast, { prompt: 'a', seed: 1.5 }, ['seed:INVALID_TYPE']],
   ['seed string', imageFast, { prompt: 'a', seed: '1' }, ['seed:INVALID_TYPE']],
   ['earlier form: integer min', legacyImage, { prompt: 'a', seed: -1 }, ['seed:OUT_OF_RANGE']],
+  ['seed over 32 bits when the list gives no range (rule 3)', imageFast, { prompt: 'a', seed: 2 ** 32 }, ['seed:OUT_OF_RANGE']],
   ['seed not listed', imageUpscale, { resolution: '2K', seed: 1 }, ['seed:NOT_SUPPORTED']],
   // enhance
   ['enhance where supported', imageFast, { prompt: 'a', enhance: true }, []],
@@ -116,7 +126,17 @@ const TABLE: Case[] = [
     { prompt: 'a', input_image: 'https://x/y.png', style_strength: 2 },
     [],
   ],
-  ['a spec type from a later list is skipped', customSize, { reference_images: ['u'], style: { any: 1 } }, []],
+  ['an input given as a generation id', imageFast, { prompt: 'a', input_image: '6f1c2d3e-0000-4000-8000-000000000001' }, []],
+  ['an input that is no https URL (rule 10)', imageFast, { prompt: 'a', input_image: 'ftp://x/y.png' }, ['input_image:INVALID_VALUE']],
+  [
+    'input_audio takes no generation id',
+    audioVoice,
+    { prompt: 'a', input_audio: '6f1c2d3e-0000-4000-8000-000000000001' },
+    ['input_audio:INVALID_VALUE'],
+  ],
+  ['an input that is no string', imageFast, { prompt: 'a', input_image: 5 }, ['input_image:INVALID_TYPE']],
+  ['estimate not boolean', imageFast, { prompt: 'a', estimate: 1 }, ['estimate:INVALID_TYPE']],
+  ['a spec type from a later list is skipped', customSize, { reference_images: [U], style: { any: 1 } }, []],
   // several at once
   [
     'every issue at once',
@@ -175,10 +195,10 @@ describe('validateParams properties', () => {
   const valid: Record<string, unknown> = {
     prompt: 'a',
     size: '1024x1024',
-    reference_images: ['u'],
+    reference_images: [U],
     number_results: 2,
     seed: 7,
-    resolution: '2K',
+    resolution: '1K',
   };
 
   it('reports exactly the union of the issues of any combination of violations', () => {
@@ -190,7 +210,8 @@ describe('validateParams properties', () => {
     );
   });
 
-  it('accepts every listed enum value, in any case where the list is lowercase', () => {
+  it('accepts a resolution, in either case, exactly when a size of its tag is available at the quality (rule 4)', () => {
+    const size = imagePro.params.size!;
     fc.assert(
       fc.property(
         fc.constantFrom(...(imagePro.params.quality!.values as string[])),
@@ -198,7 +219,8 @@ describe('validateParams properties', () => {
         fc.boolean(),
         (quality, resolution, upper) => {
           const r = upper ? resolution.toUpperCase() : resolution;
-          expect(codes(imagePro, { prompt: 'a', quality, resolution: r })).toEqual([]);
+          const ok = size.options!.some((o) => o.tag === resolution && size.values_by_quality![quality]!.includes(o.size));
+          expect(codes(imagePro, { prompt: 'a', quality, resolution: r })).toEqual(ok ? [] : ['resolution:OPTION_NOT_AVAILABLE']);
         },
       ),
     );
@@ -230,7 +252,7 @@ describe('validateParams properties', () => {
   it('accepts a prompt exactly up to the model limit in code points', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1600 }), fc.constantFrom('x', emoji, 'é'), (n, ch) => {
-        expect(codes(videoStandard, { prompt: ch.repeat(n) })).toEqual(n <= 1500 ? [] : ['prompt:TOO_LONG']);
+        expect(codes(videoEdit, { prompt: ch.repeat(n) })).toEqual(n <= 1500 ? [] : ['prompt:TOO_LONG']);
       }),
       { numRuns: 50 },
     );

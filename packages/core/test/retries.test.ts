@@ -5,11 +5,11 @@ import {
   InvalidRequestError,
   MediaGenClient,
   RateLimitError,
+  type RetryInfo,
   ServerError,
   TimeoutError,
-  type RetryInfo,
 } from '../src/index';
-import { errorBody, json, startScriptedServer, type Responder } from './support/scripted-server';
+import { errorBody, json, type Responder, startScriptedServer } from './support/scripted-server';
 
 const submitted = {
   generation_id: '7b0c6f8e-0000-4000-8000-0000000000aa',

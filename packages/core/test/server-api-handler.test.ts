@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MediaGenClient } from '../src/index';
-import { createApiHandler } from '../src/server';
+import { createApiHandler, SubmitRefusedError } from '../src/server';
 import { errorBody, json, startScriptedServer } from './support/scripted-server';
 
 // The service behind the handler: accepts any submit, and refuses one prompt as the real one would.
@@ -85,5 +85,55 @@ describe('createApiHandler', () => {
     expect(JSON.parse(text)).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION', next: 'do something about CONTENT_POLICY_VIOLATION' });
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(text).not.toContain('svc_live_server_side');
+  });
+
+  it('beforeSubmit refuses with a 4xx by throwing SubmitRefusedError; any other throw is a 500 with its message hidden', async () => {
+    const before = service.requests.length;
+    const refusing = createApiHandler({
+      client,
+      beforeSubmit: () => {
+        throw new SubmitRefusedError('Sign in first.', { status: 401, code: 'SIGN_IN', next: 'Sign in, then submit again.' });
+      },
+    });
+    const refused = await refusing.handle(post('{"model":"image-fast","prompt":"x"}'), '/generations', undefined);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: 'SIGN_IN', message: 'Sign in first.', next: 'Sign in, then submit again.' });
+    const crashing = createApiHandler({
+      client,
+      beforeSubmit: () => {
+        throw new Error('db password is hunter2');
+      },
+    });
+    const crashed = await crashing.handle(post('{"model":"image-fast","prompt":"x"}'), '/generations', undefined);
+    expect(crashed.status).toBe(500);
+    expect(await crashed.text()).not.toContain('hunter2');
+    expect(service.requests.length).toBe(before);
+  });
+
+  it('runs onSubmitted once per generation: an idempotent replay answers the same 202 without it', async () => {
+    const recorded: string[] = [];
+    let failNext = true;
+    const api = createApiHandler({
+      client,
+      onSubmitted: (submitted) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('db down');
+        }
+        recorded.push(submitted.generation_id);
+      },
+    });
+    const click = () => post('{"model":"image-fast","prompt":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'form-7' });
+    // The first record fails: 500, and the resend with the same key records it.
+    expect((await api.handle(click(), '/generations', undefined)).status).toBe(500);
+    for (let i = 0; i < 3; i++) expect((await api.handle(click(), '/generations', undefined)).status).toBe(202);
+    expect(recorded).toEqual(['g-1']);
+  });
+
+  it('a broken percent-encoding in a status path is a 404, not a 500', async () => {
+    const api = createApiHandler({ client });
+    const res = await api.handle(new Request('http://app.test/api/generations/%ZZ'), '/generations/%ZZ', undefined);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'NOT_FOUND', message: expect.any(String) });
   });
 });

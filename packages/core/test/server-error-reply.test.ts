@@ -1,5 +1,5 @@
-import { ConnectionError, InsufficientCreditsError, ParamsValidationError, RateLimitError, TimeoutError } from '../src/index';
 import { describe, expect, it } from 'vitest';
+import { ConnectionError, InsufficientCreditsError, ParamsValidationError, RateLimitError, TimeoutError } from '../src/index';
 import { errorReply } from '../src/server';
 
 describe('errorReply', () => {

@@ -1,6 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { signWebhook, type WebhookEvent } from '../src/index';
-import { MemoryDedupeStore, handleWebhook, type HandleWebhookOptions } from '../src/server';
+import { createWebhookHandler, MemoryDedupeStore, type WebhookHandler, type WebhookHandlerOptions } from '../src/server';
+
+type HandleWebhookOptions = WebhookHandlerOptions;
+/** One receiver per options object, as an app makes one per endpoint. */
+const receivers = new WeakMap<object, WebhookHandler>();
+function handleWebhook(request: Request, opts: HandleWebhookOptions): Promise<Response> {
+  let receiver = receivers.get(opts);
+  if (!receiver) receivers.set(opts, (receiver = createWebhookHandler(opts)));
+  return receiver(request);
+}
 
 const SECRET = 'whsec_handler';
 let counter = 0;
@@ -10,8 +19,8 @@ function payload(overrides: Record<string, unknown> = {}) {
     generation_id: `gen-${++counter}`,
     status: 'completed',
     model: 'image-fast',
-    output_url: null,
-    output_urls: null,
+    output_url: 'http://127.0.0.1:4010/api/v1/output/x/1/sig/0/out.png',
+    output_urls: ['http://127.0.0.1:4010/api/v1/output/x/1/sig/0/out.png'],
     credits_charged: 4,
     duration_ms: 10,
     completed_at: '2025-01-01T00:00:00.000Z',
@@ -30,6 +39,19 @@ async function delivery(data: object, init: { secret?: string; signature?: strin
 
 function options(onEvent: HandleWebhookOptions['onEvent'], extra: Partial<HandleWebhookOptions> = {}): HandleWebhookOptions {
   return { secrets: SECRET, onEvent, dedupe: new MemoryDedupeStore(), ...extra };
+}
+
+function failed(data: Record<string, unknown>) {
+  return {
+    ...data,
+    status: 'failed',
+    output_url: null,
+    output_urls: null,
+    credits_charged: 0,
+    error_code: 'unknown',
+    error_message: 'x',
+    retryable: false,
+  };
 }
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -200,8 +222,97 @@ describe('handleWebhook', () => {
     expect(await again.json()).toEqual({ received: true, duplicate: true });
     expect(onEvent).toHaveBeenCalledTimes(1);
     // Same generation, different event type: a different event.
-    await handleWebhook(await delivery({ ...data, status: 'failed' }), opts);
+    await handleWebhook(await delivery(failed(data)), opts);
     expect(onEvent).toHaveBeenCalledTimes(2);
+  });
+
+  it('two receivers in one process keep their own state: each runs its own handler once per event', async () => {
+    const a = vi.fn();
+    const b = vi.fn();
+    // The default in-memory store belongs to each receiver, not to the process.
+    const receiverA = createWebhookHandler({ secrets: SECRET, onEvent: a });
+    const receiverB = createWebhookHandler({ secrets: SECRET, onEvent: b });
+    const data = payload();
+    for (const receiver of [receiverA, receiverB, receiverA, receiverB]) {
+      expect((await receiver(await delivery(data))).status).toBe(200);
+    }
+    expect(a).toHaveBeenCalledTimes(1);
+    expect(b).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes the type and the de-duplication key from the signed body; a contradicting header is refused', async () => {
+    const onEvent = vi.fn();
+    const receiver = createWebhookHandler({ secrets: SECRET, onEvent });
+    const data = failed(payload());
+    // A captured signed body replayed under other event headers: never run, never re-typed.
+    for (const event of ['generation.completed', 'Generation.Failed', 'anything', 'generation.failed ']) {
+      const res = await receiver(await delivery(data, { event }));
+      if (event.trim() === 'generation.failed') expect(res.status).toBe(200);
+      else {
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ error: 'WEBHOOK_EVENT_MISMATCH', message: expect.any(String), next: expect.any(String) });
+      }
+    }
+    // No header at all: the body alone says what the event is.
+    expect((await receiver(await delivery(data, { event: '' }))).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledTimes(1);
+    expect(onEvent.mock.calls[0]![0]).toMatchObject({ type: 'generation.failed', data: { status: 'failed', error_code: 'unknown' } });
+  });
+
+  it('acknowledges an event type added after this SDK without running the handler', async () => {
+    const onEvent = vi.fn();
+    const res = await createWebhookHandler({ secrets: SECRET, onEvent })(await delivery(payload({ status: 'archived' }), { event: '' }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ received: true, ignored: true });
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('the deadline covers the body: a delivery whose body never ends is answered in time', async () => {
+    const onEvent = vi.fn();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"generation_id":'));
+        // …and nothing more, ever.
+      },
+    });
+    const request = new Request('http://localhost/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': `sha256=${'0'.repeat(64)}` },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    const started = Date.now();
+    const res = await createWebhookHandler({ secrets: SECRET, onEvent, deadlineMs: 200 })(request);
+    expect(res.status).toBe(408);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('publishes each verified event to `events` (duplicates too) and hands late work to `waitUntil`', async () => {
+    const published: WebhookEvent[] = [];
+    const kept: Promise<unknown>[] = [];
+    const receiver = createWebhookHandler({
+      secrets: SECRET,
+      onEvent: () => {},
+      events: { publish: (event) => void published.push(event) },
+      waitUntil: (promise) => void kept.push(promise),
+    });
+    const data = payload();
+    await receiver(await delivery(data));
+    await receiver(await delivery(data));
+    await Promise.all(kept);
+    expect(published.map((e) => e.data.generation_id)).toEqual([data.generation_id, data.generation_id]);
+    // The handler's outcome and each publish were handed over.
+    expect(kept.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a bad signature is not published', async () => {
+    const publish = vi.fn();
+    const res = await createWebhookHandler({ secrets: SECRET, onEvent: () => {}, events: { publish } })(
+      await delivery(payload(), { secret: 'someone-else' }),
+    );
+    expect(res.status).toBe(401);
+    expect(publish).not.toHaveBeenCalled();
   });
 
   it('runs the handler once for concurrent duplicates, and both answer 200', async () => {
@@ -332,5 +443,26 @@ describe('MemoryDedupeStore', () => {
     store.claim('k', 50);
     now = 51;
     expect(store.claim('k', 50)).toBe('claimed');
+  });
+});
+
+describe('createWebhookHandler secrets from the environment', () => {
+  it('reads MEDIAGEN_WEBHOOK_SECRET per delivery, comma-separated for a rotation', async () => {
+    const onEvent = vi.fn();
+    const receiver = createWebhookHandler({ onEvent });
+    const saved = process.env.MEDIAGEN_WEBHOOK_SECRET;
+    try {
+      process.env.MEDIAGEN_WEBHOOK_SECRET = 'whsec_old, whsec_new';
+      expect((await receiver(await delivery(payload(), { secret: 'whsec_new' }))).status).toBe(200);
+      expect((await receiver(await delivery(payload(), { secret: 'whsec_old' }))).status).toBe(200);
+      expect((await receiver(await delivery(payload(), { secret: 'whsec_other' }))).status).toBe(401);
+      delete process.env.MEDIAGEN_WEBHOOK_SECRET;
+      // No secret anywhere: 500, so the service keeps the delivery alive until it is configured.
+      expect((await receiver(await delivery(payload(), { secret: 'whsec_new' }))).status).toBe(500);
+      expect(onEvent).toHaveBeenCalledTimes(2);
+    } finally {
+      if (saved === undefined) delete process.env.MEDIAGEN_WEBHOOK_SECRET;
+      else process.env.MEDIAGEN_WEBHOOK_SECRET = saved;
+    }
   });
 });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { Clock } from './clock.js';
 import type { AccountStatus, ResolvedAccount, ResolvedConfig, Tier } from './config.js';
 import { CYCLE_MS, KEY_PREFIX } from './constants.js';
-import { ApiError } from './errors.js';
-import type { Clock } from './clock.js';
+import { EmulatorHttpError } from './errors.js';
 import { MinuteWindow } from './ratelimit.js';
 
 export interface TierLimits {
@@ -111,14 +111,13 @@ export class Account {
     return this.grantedCycle;
   }
 
-  private log(type: LedgerType, amount: number, generationId: string | null, note?: string): void {
-    const row: LedgerEntry = {
-      type,
-      amount,
-      balance_after: this.balance,
-      generation_id: generationId,
-      at: new Date(this.clock.now()).toISOString(),
-    };
+  /** The ledger row's time, read before any field moves, so a charge is all or nothing. */
+  private stamp(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  private log(at: string, type: LedgerType, amount: number, generationId: string | null, note?: string): void {
+    const row: LedgerEntry = { type, amount, balance_after: this.balance, generation_id: generationId, at };
     if (note) row.note = note;
     this.ledger.push(row);
     if (this.ledger.length > LEDGER_CAP) this.ledger.splice(0, this.ledger.length - LEDGER_CAP);
@@ -126,32 +125,35 @@ export class Account {
 
   /** Draws from the wallet (reservation or enhance). */
   charge(amount: number, type: 'reserve' | 'enhance', generationId: string): void {
+    const at = this.stamp();
     this.rollCycle();
     this.balance -= amount;
     this.spent += amount;
     this.spentCycle += amount;
-    this.log(type, -amount, generationId);
+    this.log(at, type, -amount, generationId);
   }
 
   /** Returns credits to the wallet (refund, adjustment or enhance refund). */
   refund(amount: number, type: 'refund' | 'adjust' | 'enhance_refund', generationId: string): void {
     if (amount <= 0) return;
+    const at = this.stamp();
     this.rollCycle();
     this.balance += amount;
     this.spent -= amount;
     this.spentCycle = Math.max(0, this.spentCycle - amount);
-    this.log(type, amount, generationId);
+    this.log(at, type, amount, generationId);
   }
 
   credit(amount: number, type: 'grant', generationId: string | null): void {
+    const at = this.stamp();
     this.rollCycle();
     this.balance += amount;
     this.grantedCycle += amount;
-    this.log(type, amount, generationId);
+    this.log(at, type, amount, generationId);
   }
 
   note(type: 'forfeit', generationId: string, note: string): void {
-    this.log(type, 0, generationId, note);
+    this.log(this.stamp(), type, 0, generationId, note);
   }
 }
 
@@ -184,24 +186,24 @@ export class Accounts {
    */
   authenticate(header: string | undefined): Account {
     if (!header || header.trim() === '') {
-      throw new ApiError(401, 'AUTH_MISSING', 'The Authorization header is missing.');
+      throw new EmulatorHttpError(401, 'AUTH_MISSING', 'The Authorization header is missing.');
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw new ApiError(401, 'AUTH_MISSING', 'The Authorization header is malformed; expected "Bearer <API_KEY>".');
+    if (!m) throw new EmulatorHttpError(401, 'AUTH_MISSING', 'The Authorization header is malformed; expected "Bearer <API_KEY>".');
     const token = m[1] as string;
     if (!token.startsWith(KEY_PREFIX)) {
-      throw new ApiError(401, 'KEY_INVALID', `The API key is invalid: keys start with "${KEY_PREFIX}".`);
+      throw new EmulatorHttpError(401, 'KEY_INVALID', `The API key is invalid: keys start with "${KEY_PREFIX}".`);
     }
     const rec = this.keys.get(hashKey(token));
-    if (!rec) throw new ApiError(401, 'KEY_INVALID', 'The API key matches no key on file.');
-    if (rec.revoked) throw new ApiError(401, 'KEY_REVOKED', 'The API key was revoked.');
+    if (!rec) throw new EmulatorHttpError(401, 'KEY_INVALID', 'The API key matches no key on file.');
+    if (rec.revoked) throw new EmulatorHttpError(401, 'KEY_REVOKED', 'The API key was revoked.');
     const account = rec.account;
-    if (this.config.apiDisabled) throw new ApiError(403, 'API_DISABLED', 'The API is switched off platform-wide.');
+    if (this.config.apiDisabled) throw new EmulatorHttpError(403, 'API_DISABLED', 'The API is switched off platform-wide.');
     if (!account.limits) {
-      throw new ApiError(403, 'TIER_LOCKED', `API access needs Pro, Pro Plus or Ultimate; this account is ${account.tier}.`);
+      throw new EmulatorHttpError(403, 'TIER_LOCKED', `API access needs Pro, Pro Plus or Ultimate; this account is ${account.tier}.`);
     }
     if (account.effectiveStatus() === 'banned') {
-      throw new ApiError(403, 'ACCOUNT_BANNED', 'The account is banned.', untilOf(account));
+      throw new EmulatorHttpError(403, 'ACCOUNT_BANNED', 'The account is banned.', untilOf(account));
     }
     return account;
   }
@@ -210,10 +212,10 @@ export class Accounts {
   assertCanGenerate(account: Account): void {
     const status = account.effectiveStatus();
     if (status === 'frozen') {
-      throw new ApiError(403, 'ACCOUNT_FROZEN', 'The account is frozen; generation is disabled.', untilOf(account));
+      throw new EmulatorHttpError(403, 'ACCOUNT_FROZEN', 'The account is frozen; generation is disabled.', untilOf(account));
     }
     if (status === 'restricted') {
-      throw new ApiError(403, 'ACCOUNT_RESTRICTED', 'The wallet is restricted; it cannot be charged.', untilOf(account));
+      throw new EmulatorHttpError(403, 'ACCOUNT_RESTRICTED', 'The wallet is restricted; it cannot be charged.', untilOf(account));
     }
   }
 }

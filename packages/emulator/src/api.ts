@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
+import type { CreditsSummary, EstimateResponse, Generation as GenerationBody, Model, ModelList, SubmitResponse } from '@mediagen/core/wire';
 import type { Account } from './accounts.js';
 import { bySlug, entries } from './catalog.js';
 import { ENHANCE_CREDITS, H } from './constants.js';
-import { ApiError } from './errors.js';
-import { isBlocked, type Generation } from './generations.js';
+import { EmulatorHttpError } from './errors.js';
+import { type Generation, isBlocked, seedFor } from './generations.js';
 import { parseJsonObject, type Reply } from './http.js';
 import { bodyHash } from './idempotency.js';
-import { filenameFor, MIME, renderOutput } from './output.js';
-import { seedFor } from './generations.js';
+import { filenameFor, MIME, parseLinkParts, renderOutput } from './output.js';
 import { creditsFrom, quote } from './pricing.js';
 import type { EmulatorState } from './state.js';
 import { checkShape, normalize } from './validate.js';
@@ -16,14 +16,17 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const thousands = new Intl.NumberFormat('en-US');
 const rateLimit = (a: Account) => ({ per_minute: a.limits?.perMinute ?? 0, max_concurrent: a.limits?.maxConcurrent ?? 0 });
 
-/** The base address links are built on: the Host the client used, so links work behind any name. */
-export const baseOf = (req: IncomingMessage, fallback: string): string => (req.headers.host ? `http://${req.headers.host}` : fallback);
+/**
+ * The base address links are built on: the emulator's own listening address, never the request's
+ * `Host` header (a client-chosen `Host: attacker.example` would otherwise mint links to any host).
+ */
+export const baseOf = (_req: IncomingMessage, listening: string): string => listening;
 
 export function generationView(s: EmulatorState, g: Generation, base: string, rid: string): Record<string, unknown> {
   const status = s.generations.status(g);
   const terminal = status === 'completed' || status === 'failed';
   const urls = status === 'completed' ? s.signer.links(base, g.id, g.entry, g.params, s.clock.now()) : null;
-  const body: Record<string, unknown> = {
+  const body: GenerationBody = {
     generation_id: g.id,
     status,
     model: g.entry.model.slug,
@@ -43,7 +46,7 @@ export function generationView(s: EmulatorState, g: Generation, base: string, ri
 export function getGeneration(s: EmulatorState, account: Account, id: string, base: string, rid: string): Reply {
   const g = s.generations.byId.get(id);
   // Unknown and foreign ids are deliberately indistinguishable.
-  if (!g || g.account !== account) throw new ApiError(404, 'NOT_FOUND', 'No generation with this id.');
+  if (!g || g.account !== account) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No generation with this id.');
   return { status: 200, body: generationView(s, g, base, rid) };
 }
 
@@ -55,11 +58,16 @@ export function listModels(account: Account, rid: string): Reply {
     models = JSON.stringify(
       entries
         .filter((e) => account.models === null || account.models.has(e.model.slug))
-        .map((e) => ({ ...e.model, credits_from: creditsFrom(account, e) })),
+        .map((e): Model => ({ ...e.model, credits_from: creditsFrom(account, e) })),
     );
     modelsCache.set(account, models);
   }
-  const head = JSON.stringify({ tier: account.tier, credits_balance: account.balance, rate_limit: rateLimit(account), request_id: rid });
+  const head = JSON.stringify({
+    tier: account.tier,
+    credits_balance: account.balance,
+    rate_limit: rateLimit(account),
+    request_id: rid,
+  } satisfies Omit<ModelList, 'models'>);
   return { status: 200, json: `${head.slice(0, -1)},"models":${models}}` };
 }
 
@@ -75,7 +83,7 @@ export function getCredits(account: Account, rid: string): Reply {
       spent_this_cycle: account.spentThisCycle(),
       granted_this_cycle: account.grantedThisCycle(),
       request_id: rid,
-    },
+    } satisfies CreditsSummary,
   };
 }
 
@@ -94,7 +102,7 @@ export function hitRateLimit(s: EmulatorState, account: Account, estimate: boole
   const w = estimate ? account.estimateWindow : account.submitWindow;
   const wait = w.retryAfter(now);
   if (wait > 0) {
-    throw new ApiError(
+    throw new EmulatorHttpError(
       429,
       'RATE_LIMIT',
       `${estimate ? 'Quote' : 'Submit'} rate limit of ${w.limit}/min exceeded.`,
@@ -125,12 +133,12 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
   checkShape(body);
   const slug = body.model as string;
   const entry = bySlug.get(slug);
-  if (!entry) throw new ApiError(422, 'UNKNOWN_MODEL', `No model is called "${slug}".`, { model: slug });
+  if (!entry) throw new EmulatorHttpError(422, 'UNKNOWN_MODEL', `No model is called "${slug}".`, { model: slug });
   if (account.models !== null && !account.models.has(slug)) {
-    throw new ApiError(403, 'MODEL_NOT_ALLOWED', `${slug} is not enabled for this account.`, { model: slug });
+    throw new EmulatorHttpError(403, 'MODEL_NOT_ALLOWED', `${slug} is not enabled for this account.`, { model: slug });
   }
   if (!entry.apiSupported) {
-    throw new ApiError(422, 'MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, {
+    throw new EmulatorHttpError(422, 'MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, {
       model: slug,
     });
   }
@@ -141,7 +149,7 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     },
   });
   if (isBlocked(params.prompt) || isBlocked(params.negative_prompt) || isBlocked(params.input_image)) {
-    throw new ApiError(
+    throw new EmulatorHttpError(
       400,
       'CONTENT_POLICY_VIOLATION',
       'The prompt was flagged by the pre-dispatch safety check. No credits were charged.',
@@ -165,13 +173,13 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
         balance: account.balance,
         sufficient: account.balance >= needed,
         request_id: rid,
-      },
+      } satisfies EstimateResponse,
     };
   }
   s.scheduler.runDue();
   const limits = account.limits;
   if (limits && account.inFlight >= limits.maxConcurrent) {
-    throw new ApiError(
+    throw new EmulatorHttpError(
       429,
       'CONCURRENCY_LIMIT',
       `${account.inFlight} generations are in flight; the limit is ${limits.maxConcurrent}.`,
@@ -180,7 +188,7 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     );
   }
   if (limits && account.spentThisCycle() + needed > limits.cycleBudget) {
-    throw new ApiError(
+    throw new EmulatorHttpError(
       402,
       'INSUFFICIENT_CREDITS',
       `The ${limits.cycleBudget.toLocaleString('en-US')}-credit budget of this 30-day cycle cannot cover ${needed} more credits.`,
@@ -195,13 +203,13 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     );
   }
   if (account.balance < needed) {
-    throw new ApiError(402, 'INSUFFICIENT_CREDITS', `The balance of ${account.balance} credits cannot cover ${needed}.`, {
+    throw new EmulatorHttpError(402, 'INSUFFICIENT_CREDITS', `The balance of ${account.balance} credits cannot cover ${needed}.`, {
       balance: account.balance,
       needed,
     });
   }
-  const g = s.generations.create(account, entry, params, q.credits);
-  return {
+  const g = s.generations.prepare(account, entry, params, q.credits);
+  const accepted: Reply = {
     status: 202,
     body: {
       generation_id: g.id,
@@ -211,20 +219,24 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
       pricing_source: q.source,
       created_at: iso(g.createdAt),
       request_id: rid,
-    },
+    } satisfies SubmitResponse,
   };
+  // The reservation is the last step: everything that could fail has run, the answer is built.
+  s.generations.commit(g);
+  return accepted;
 }
 
 /** Serves a signed output link: no Authorization, the signature is the credential. */
 export function serveOutput(s: EmulatorState, parts: string[]): Reply {
-  const [id, expS, sig, indexS, filename] = parts as [string, string, string, string, string];
-  const exp = Number(expS);
-  const index = Number(indexS);
-  if (!Number.isInteger(exp) || !Number.isInteger(index) || index < 0 || !s.signer.verify(id, exp, sig, index)) {
-    throw new ApiError(403, 'LINK_INVALID', 'The link signature is invalid.');
+  // Canonical numbers and valid percent-encoding only (the wire's link rules).
+  const link = parseLinkParts(parts);
+  if (!link || !s.signer.verify(link.generationId, link.expiry, link.signature, link.index)) {
+    throw new EmulatorHttpError(403, 'LINK_INVALID', 'The link signature is invalid.');
   }
+  const { generationId: id, expiry: exp, index, filename } = link;
   const now = s.clock.now();
-  if (now > exp * 1000) throw new ApiError(410, 'LINK_EXPIRED', `The link expired at ${iso(exp * 1000)}.`, { expired_at: iso(exp * 1000) });
+  if (now > exp * 1000)
+    throw new EmulatorHttpError(410, 'LINK_EXPIRED', `The link expired at ${iso(exp * 1000)}.`, { expired_at: iso(exp * 1000) });
   const g = s.generations.byId.get(id);
   if (
     !g ||
@@ -232,7 +244,7 @@ export function serveOutput(s: EmulatorState, parts: string[]): Reply {
     index >= g.params.number_results ||
     filename !== filenameFor(g.entry, g.params, index)
   ) {
-    throw new ApiError(404, 'NOT_FOUND', 'No output at this address.');
+    throw new EmulatorHttpError(404, 'NOT_FOUND', 'No output at this address.');
   }
   const seed = seedFor(g, index);
   const bytes = s.outputs.get(`${g.outputKey}:${index}`, () => renderOutput(g.entry, g.params, seed));

@@ -65,11 +65,17 @@ export class ConfigError extends Error {
 export const TIERS: readonly Tier[] = ['free', 'standard', 'pro', 'pro_plus', 'ultimate'];
 export const STATUSES: readonly AccountStatus[] = ['active', 'banned', 'frozen', 'restricted'];
 
+/**
+ * The environment variables the config reads. A plain record rather than `NodeJS.ProcessEnv`,
+ * so the published types do not need `@types/node` (process.env fits it).
+ */
+export type EnvLike = Readonly<Record<string, string | undefined>>;
+
 export const DEFAULT_KEY = 'svc_live_emulator_demo';
 export const DEFAULT_ACCOUNT_ID = 'acct_demo';
 
 /** The account used when no config is given; its webhook comes from the environment. */
-export function defaultAccounts(env: NodeJS.ProcessEnv = process.env): AccountConfig[] {
+export function defaultAccounts(env: EnvLike = process.env): AccountConfig[] {
   const url = env.MEDIAGEN_WEBHOOK_URL;
   return [
     {
@@ -118,7 +124,7 @@ const slug = (v: unknown, p: string): string => {
 };
 
 /** Validates a parsed config and fills every default. Throws ConfigError naming key and path. */
-export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+export function resolveConfig(input: unknown, env: EnvLike = process.env): ResolvedConfig {
   const root = object(input ?? {}, 'config', ['timeScale', 'requireHttpsWebhooks', 'apiDisabled', 'accounts']);
   const timeScale = opt(
     root,
@@ -196,7 +202,7 @@ export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.e
 }
 
 /** `config` may be a parsed object or a path to a JSON file. */
-export function loadConfig(config: EmulatorConfig | string | undefined, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+export function loadConfig(config: EmulatorConfig | string | undefined, env: EnvLike = process.env): ResolvedConfig {
   if (typeof config !== 'string') return resolveConfig(config ?? {}, env);
   let text: string;
   try {

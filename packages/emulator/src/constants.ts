@@ -1,18 +1,32 @@
 /** The wire's names, the spec's limits and the signature scheme come from core's client-free `wire` entry. */
 export {
+  API_KEY_PREFIX as KEY_PREFIX,
   API_PREFIX,
   ENHANCE_CREDITS,
   HEADERS as H,
+  INPUT_FIELDS,
   NEGATIVE_PROMPT_MAX,
   NUMBER_RESULTS_MAX,
+  NUMBER_RESULTS_MIN,
+  NUMBER_RESULTS_UNLISTED_MAX,
+  OUTPUT_LINK_PREFIX,
+  OUTPUT_LINK_TTL_MS as LINK_TTL_MS,
+  type OutputLinkParts,
+  outputLinkPath,
+  PARAM_KEYS,
   PROMPT_MAX,
+  parseOutputLinkSegments,
   REFERENCE_IMAGES_MAX,
+  SEED_MAX,
+  SEED_MIN,
+  SIZE_PATTERN,
+  SUBMIT_FIELDS,
   signWebhook,
+  splitRatioTag,
+  WEBHOOK_ENDPOINTS_MAX as MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_USER_AGENT,
 } from '@mediagen/core/wire';
-export const KEY_PREFIX = 'svc_live_';
 
 export const DAY_MS = 86_400_000;
-export const LINK_TTL_MS = 3 * DAY_MS;
+/** The credit cycle (spec: "per 30-day cycle"). */
 export const CYCLE_MS = 30 * DAY_MS;
-export const MAX_WEBHOOK_ENDPOINTS = 5;

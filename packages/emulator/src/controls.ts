@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { STATUSES, TIERS, type AccountStatus, type Tier } from './config.js';
-import { ApiError } from './errors.js';
+import { FAULTS_MAX, MAX_CLOCK_OFFSET_MS } from './bounds.js';
+import { type AccountStatus, STATUSES, TIERS, type Tier } from './config.js';
+import { EmulatorHttpError } from './errors.js';
 import { parseFault } from './faults.js';
-import { errorReply, parseJsonObject, readBody, type Reply } from './http.js';
+import { decodeSegment, hasBody, parseJson, parseJsonObject, type Reply, readBody, toErrorReply } from './http.js';
 import { MinuteWindow } from './ratelimit.js';
 import type { EmulatorState } from './state.js';
 
@@ -17,14 +18,116 @@ export function isLoopback(req: IncomingMessage): boolean {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
+const isLoopbackName = (hostname: string): boolean => LOOPBACK_NAMES.has(hostname) || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+
+/**
+ * What a control request must show besides a loopback peer, so that a web page the developer
+ * visits cannot drive the emulator: a loopback `Host` (a DNS-rebound name is refused), no
+ * foreign `Origin` (a cross-site form or fetch), and a JSON body (a `text/plain` "simple"
+ * request cannot carry one). Null when the request passes.
+ */
+export function controlRefusal(req: IncomingMessage): EmulatorHttpError | null {
+  const host = req.headers.host;
+  if (host === undefined || !LOOPBACK_HOST.test(host)) {
+    return new EmulatorHttpError(403, 'CONTROL_FORBIDDEN', 'Test controls answer only to a loopback Host (127.0.0.1, localhost or [::1]).');
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let hostname = '';
+    try {
+      hostname = new URL(origin).hostname;
+    } catch {
+      // "null" (a sandboxed or file: page) and garbage are foreign origins.
+    }
+    if (!isLoopbackName(hostname)) {
+      return new EmulatorHttpError(403, 'CONTROL_FORBIDDEN', 'Test controls refuse requests from a web page of another origin.');
+    }
+  }
+  if (hasBody(req)) {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') {
+      return new EmulatorHttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Test control bodies must be sent as Content-Type: application/json.');
+    }
+  }
+  return null;
+}
+
+const badField = (field: string, message: string): EmulatorHttpError =>
+  new EmulatorHttpError(400, 'INVALID_BODY', message, { details: { field } });
+
+/** A control body: an object with only `allowed` keys; an empty body is `{}`. */
+async function jsonBody(req: IncomingMessage, allowed: readonly string[]): Promise<Record<string, unknown>> {
   const raw = await readBody(req);
-  return raw.length === 0 ? {} : parseJsonObject(raw);
+  const body = raw.length === 0 ? {} : parseJsonObject(raw, 400);
+  for (const k of Object.keys(body)) {
+    if (!allowed.includes(k)) {
+      throw badField(
+        k,
+        allowed.length === 0 ? `This control takes no body fields (got "${k}").` : `Unknown key "${k}" (allowed: ${allowed.join(', ')}).`,
+      );
+    }
+  }
+  return body;
+}
+
+/** `advanceMs`: a whole number of ms >= 0 that keeps the clock within `MAX_CLOCK_OFFSET_MS`. */
+function advanceOf(b: Record<string, unknown>, offset: number): number {
+  const ms = b.advanceMs;
+  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0) {
+    throw badField('advanceMs', '`advanceMs` must be a whole number of milliseconds >= 0; the clock only moves forward.');
+  }
+  if (offset + ms > MAX_CLOCK_OFFSET_MS) {
+    throw badField('advanceMs', `The clock may run at most ${MAX_CLOCK_OFFSET_MS} ms (100 years) ahead; it is ${offset} ms ahead now.`);
+  }
+  return ms;
+}
+
+interface AccountPatch {
+  balance?: number;
+  status?: AccountStatus;
+  untilMs?: number | null;
+  tier?: Tier;
+}
+
+/** Validates every field of a PATCH before any is applied: a refused patch changes nothing. */
+function accountPatchOf(b: Record<string, unknown>): AccountPatch {
+  const patch: AccountPatch = {};
+  if (b.balance !== undefined) {
+    if (typeof b.balance !== 'number' || !Number.isSafeInteger(b.balance) || b.balance < 0) {
+      throw badField('balance', '`balance` must be a whole number >= 0 (at most 2^53 - 1).');
+    }
+    patch.balance = b.balance;
+  }
+  if (b.status !== undefined) {
+    if (!STATUSES.includes(b.status as AccountStatus)) throw badField('status', `status must be one of ${STATUSES.join(', ')}.`);
+    patch.status = b.status as AccountStatus;
+  }
+  if (b.until !== undefined) {
+    const ms = typeof b.until === 'string' ? Date.parse(b.until) : Number.NaN;
+    if (b.until !== null && Number.isNaN(ms)) throw badField('until', '`until` must be an ISO 8601 date or null.');
+    patch.untilMs = b.until === null ? null : ms;
+  }
+  if (b.tier !== undefined) {
+    if (!TIERS.includes(b.tier as Tier)) throw badField('tier', `tier must be one of ${TIERS.join(', ')}.`);
+    patch.tier = b.tier as Tier;
+  }
+  return patch;
+}
+
+/** `?limit=` of the delivery log: absent, or a whole number >= 0. */
+function limitOf(params: URLSearchParams): number {
+  const raw = params.get('limit');
+  if (raw === null || raw === '') return 0;
+  const n = Number(raw);
+  if (!/^\d{1,9}$/.test(raw) || !Number.isSafeInteger(n)) throw badField('limit', '`limit` must be a whole number >= 0.');
+  return n;
 }
 
 function accountView(s: EmulatorState, id: string): Reply {
   const a = s.accounts.byId.get(id);
-  if (!a) throw new ApiError(404, 'NOT_FOUND', `No account "${id}".`);
+  if (!a) throw new EmulatorHttpError(404, 'NOT_FOUND', `No account "${id}".`);
   return {
     status: 200,
     body: {
@@ -68,42 +171,36 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
         };
       }
       case 'POST /__emulator/reset':
+        await jsonBody(req, []);
         s.reset();
         return { status: 200, body: { ok: true, now: iso(s.clock.now()) } };
       case 'GET /__emulator/clock':
         return { status: 200, body: { now: iso(s.clock.now()), offset_ms: s.clock.offset } };
       case 'POST /__emulator/clock': {
-        const b = await jsonBody(req);
-        const ms = b.advanceMs;
-        if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-          throw new ApiError(400, 'INVALID_BODY', '`advanceMs` must be a number >= 0; the clock only moves forward.', {
-            details: { field: 'advanceMs' },
-          });
-        }
+        const ms = advanceOf(await jsonBody(req, ['advanceMs']), s.clock.offset);
         s.clock.advance(ms);
         return { status: 200, body: { now: iso(s.clock.now()), offset_ms: s.clock.offset } };
       }
       case 'GET /__emulator/faults':
         return { status: 200, body: { faults: s.faults.all() } };
       case 'POST /__emulator/faults': {
-        const raw = await readBody(req);
-        let v: unknown;
-        try {
-          v = JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw new ApiError(400, 'INVALID_BODY', 'The body is not valid JSON.', { details: { field: 'body' } });
-        }
+        const v = parseJson(await readBody(req), 400);
         const list = (Array.isArray(v) ? v : [v]).map(parseFault);
+        if (s.faults.size + list.length > FAULTS_MAX) {
+          throw badField('fault', `At most ${FAULTS_MAX} faults may be pending; ${s.faults.size} are.`);
+        }
+        // Every fault is checked before any is added: a refused list adds nothing.
         for (const f of list) s.faults.add(f);
         return { status: 201, body: { faults: s.faults.all() } };
       }
       case 'DELETE /__emulator/faults':
+        await jsonBody(req, []);
         s.faults.clear();
         return { status: 200, body: { faults: [] } };
       case 'GET /__emulator/deliveries': {
         const params = new URLSearchParams(query);
         const gen = params.get('generation_id');
-        const limit = Number(params.get('limit') ?? 0);
+        const limit = limitOf(params);
         let rows = gen ? s.webhooks.log.filter((r) => r.generation_id === gen) : s.webhooks.log.slice();
         if (limit > 0) rows = rows.slice(-limit);
         return { status: 200, body: { deliveries: rows } };
@@ -111,51 +208,29 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
     }
     const acct = /^\/__emulator\/accounts\/([^/]+)$/.exec(path);
     if (acct) {
-      const id = decodeURIComponent(acct[1] as string);
+      const id = decodeSegment(acct[1] as string);
+      if (id === null) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No account with this id.');
       if (method === 'GET') return accountView(s, id);
       if (method === 'PATCH') {
         const a = s.accounts.byId.get(id);
-        if (!a) throw new ApiError(404, 'NOT_FOUND', `No account "${id}".`);
-        const b = await jsonBody(req);
-        for (const k of Object.keys(b)) {
-          if (!['balance', 'status', 'until', 'tier'].includes(k)) {
-            throw new ApiError(400, 'INVALID_BODY', `Unknown key "${k}" (allowed: balance, status, until, tier).`, {
-              details: { field: k },
-            });
-          }
-        }
-        if (b.balance !== undefined) {
-          if (typeof b.balance !== 'number' || !Number.isInteger(b.balance) || b.balance < 0) {
-            throw new ApiError(400, 'INVALID_BODY', '`balance` must be an integer >= 0.', { details: { field: 'balance' } });
-          }
-          a.balance = b.balance;
-        }
-        if (b.status !== undefined) {
-          if (!STATUSES.includes(b.status as AccountStatus))
-            throw new ApiError(400, 'INVALID_BODY', `status must be one of ${STATUSES.join(', ')}.`, { details: { field: 'status' } });
-          a.status = b.status as AccountStatus;
-        }
-        if (b.until !== undefined) {
-          if (b.until !== null && (typeof b.until !== 'string' || Number.isNaN(Date.parse(b.until)))) {
-            throw new ApiError(400, 'INVALID_BODY', '`until` must be an ISO 8601 date or null.', { details: { field: 'until' } });
-          }
-          a.untilMs = b.until === null ? null : Date.parse(b.until as string);
-        }
-        if (b.tier !== undefined) {
-          if (!TIERS.includes(b.tier as Tier))
-            throw new ApiError(400, 'INVALID_BODY', `tier must be one of ${TIERS.join(', ')}.`, { details: { field: 'tier' } });
-          a.tier = b.tier as Tier;
+        if (!a) throw new EmulatorHttpError(404, 'NOT_FOUND', `No account "${id}".`);
+        const patch = accountPatchOf(await jsonBody(req, ['balance', 'status', 'until', 'tier']));
+        if (patch.balance !== undefined) a.balance = patch.balance;
+        if (patch.status !== undefined) a.status = patch.status;
+        if (patch.untilMs !== undefined) a.untilMs = patch.untilMs;
+        if (patch.tier !== undefined) {
+          a.tier = patch.tier;
           const per = a.limits?.perMinute ?? 60;
           a.submitWindow = new MinuteWindow(per);
           a.estimateWindow = new MinuteWindow(per * 2);
         }
         return accountView(s, id);
       }
-      throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Use GET or PATCH.', {}, { allow: 'GET, PATCH' });
+      throw new EmulatorHttpError(405, 'METHOD_NOT_ALLOWED', 'Use GET or PATCH.', {}, { allow: 'GET, PATCH' });
     }
-    throw new ApiError(404, 'NOT_FOUND', `No control route ${method} ${path}.`);
+    throw new EmulatorHttpError(404, 'NOT_FOUND', `No control route ${method} ${path}.`);
   } catch (e) {
-    if (e instanceof ApiError) return errorReply(e);
+    if (e instanceof EmulatorHttpError) return toErrorReply(e);
     throw e;
   }
 }

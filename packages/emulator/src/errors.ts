@@ -1,5 +1,8 @@
-/** A request-time failure, turned into the spec's error body by the router. */
-export class ApiError extends Error {
+/**
+ * A request-time failure, turned into the spec's error body by the router. Named apart from
+ * core's `APIError` (a client-side error the SDK throws): this one is what the emulator answers.
+ */
+export class EmulatorHttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -49,6 +52,11 @@ const NEXT: Record<string, string> = {
   LINK_EXPIRED: 'Fetch a fresh link from GET /api/v1/generations/{id}.',
   METHOD_NOT_ALLOWED: 'Use the method listed in the Allow header.',
   PAYLOAD_TOO_LARGE: 'Send a smaller body.',
+  BAD_REQUEST: 'Send a well-formed HTTP/1.1 request.',
+  REQUEST_TIMEOUT: 'Send the whole request (headers and body) promptly.',
+  HEADERS_TOO_LARGE: 'Send smaller request headers.',
+  CONTROL_FORBIDDEN: 'Call the test controls from the same machine (Host 127.0.0.1, localhost or [::1]), not from a web page.',
+  UNSUPPORTED_MEDIA_TYPE: 'Send the body as JSON with Content-Type: application/json.',
 };
 
 export const nextFor = (code: string): string => NEXT[code] ?? 'See the API reference for this code.';

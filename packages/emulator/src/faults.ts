@@ -1,4 +1,5 @@
-import { ApiError } from './errors.js';
+import { FAULT_MAX_COUNT, FAULT_MAX_DELAY_MS, FAULT_MESSAGE_MAX } from './bounds.js';
+import { EmulatorHttpError } from './errors.js';
 
 export type FaultEndpoint = 'generate' | 'status' | 'models' | 'credits' | 'any';
 
@@ -32,27 +33,40 @@ const DEFAULT_CODE: Record<number, string> = {
   504: 'INTERNAL_ERROR',
 };
 
-const bad = (msg: string): ApiError => new ApiError(400, 'INVALID_BODY', msg, { details: { field: 'fault' } });
+const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+const bad = (msg: string): EmulatorHttpError => new EmulatorHttpError(400, 'INVALID_BODY', msg, { details: { field: 'fault' } });
 
 export function parseFault(raw: unknown): Fault {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('A fault is a JSON object.');
   const o = raw as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw bad(`Unknown fault key "${k}" (allowed: ${KEYS.join(', ')}).`);
-  const endpoint = (o.endpoint ?? 'any') as FaultEndpoint;
+  const endpoint = (o.endpoint === undefined ? 'any' : o.endpoint) as FaultEndpoint;
   if (!ENDPOINTS.includes(endpoint)) throw bad(`fault.endpoint must be one of ${ENDPOINTS.join(', ')}.`);
-  const count = o.count ?? 1;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) throw bad('fault.count must be an integer >= 1.');
-  const when = o.when ?? 'before';
+  const count = o.count === undefined ? 1 : o.count;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > FAULT_MAX_COUNT) {
+    throw bad(`fault.count must be a whole number from 1 to ${FAULT_MAX_COUNT}.`);
+  }
+  const when = o.when === undefined ? 'before' : o.when;
   if (when !== 'before' && when !== 'after') throw bad('fault.when must be "before" or "after".');
-  const reset = o.reset ?? false;
+  const reset = o.reset === undefined ? false : o.reset;
   if (typeof reset !== 'boolean') throw bad('fault.reset must be a boolean.');
-  const delayMs = o.delayMs ?? 0;
-  if (typeof delayMs !== 'number' || delayMs < 0) throw bad('fault.delayMs must be a number >= 0.');
+  const delayMs = o.delayMs === undefined ? 0 : o.delayMs;
+  // Bounded: a timer past 2^31 - 1 ms fires at once (Node's overflow), and a delay holds a socket.
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > FAULT_MAX_DELAY_MS) {
+    throw bad(`fault.delayMs must be a number from 0 to ${FAULT_MAX_DELAY_MS}.`);
+  }
   let status = o.status as number | undefined;
-  if (status !== undefined && (typeof status !== 'number' || status < 100 || status > 599))
-    throw bad('fault.status must be an HTTP status.');
-  if (o.code !== undefined && typeof o.code !== 'string') throw bad('fault.code must be a string.');
-  if (o.message !== undefined && typeof o.message !== 'string') throw bad('fault.message must be a string.');
+  // A fault is an error answer: 4xx or 5xx (a 1xx or a 2xx with an error body would corrupt the exchange).
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
+    throw bad('fault.status must be an HTTP error status (400-599).');
+  }
+  if (o.code !== undefined && (typeof o.code !== 'string' || !CODE.test(o.code))) {
+    throw bad('fault.code must be an error code: capitals, digits and underscores, at most 64 characters.');
+  }
+  if (o.message !== undefined && (typeof o.message !== 'string' || o.message.length > FAULT_MESSAGE_MAX)) {
+    throw bad(`fault.message must be a string of at most ${FAULT_MESSAGE_MAX} characters.`);
+  }
   if (status === undefined && o.code !== undefined) status = 500;
   const fault: Fault = { endpoint, count, when, reset, delayMs };
   if (status !== undefined) {
@@ -79,6 +93,10 @@ export class Faults {
     f.count--;
     if (f.count <= 0) this.list.splice(i, 1);
     return f;
+  }
+
+  get size(): number {
+    return this.list.length;
   }
 
   all(): Fault[] {

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { GenerationError, GenerationStatus } from '@mediagen/core';
 import type { Account } from './accounts.js';
+import { GENERATION_RETAIN } from './bounds.js';
 import type { CatalogEntry, Normalized } from './catalog.js';
-import { monotonic, type Clock } from './clock.js';
+import { type Clock, monotonic } from './clock.js';
 import { ENHANCE_CREDITS } from './constants.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -39,7 +40,7 @@ const FAIL_MESSAGES: Record<string, string> = {
   unknown: 'The generation failed for an unknown reason.',
 };
 
-export const isBlocked = (text: string | undefined): boolean => text !== undefined && text.includes('[[blocked]]');
+export const isBlocked = (text: string | undefined): boolean => text?.includes('[[blocked]]') === true;
 
 /** Reads the test markers of a prompt into the generation's fate. */
 function outcomeOf(prompt: string): Outcome {
@@ -67,8 +68,6 @@ function outputKey(entry: CatalogEntry, p: Normalized): string {
 export const seedFor = (g: Generation, index: number): number =>
   createHash('sha256').update(`${g.outputKey}:${index}`).digest().readUInt32BE(0);
 
-const RETAIN = 200_000;
-
 /**
  * The generation store and its state machine. States are derived from timestamps when read
  * (pending until pick-up, processing until done); only the terminal step is scheduled, as it
@@ -84,12 +83,17 @@ export class Generations {
     private readonly onTerminal: (g: Generation) => void,
   ) {}
 
-  create(account: Account, entry: CatalogEntry, params: Normalized, reserved: number): Generation {
+  /**
+   * A new generation with every field computed and no side effect yet: nothing charged, stored
+   * or scheduled. A submit builds its 202 from it, then `commit`s as its very last step, so
+   * nothing that can fail runs between the reservation and the answer.
+   */
+  prepare(account: Account, entry: CatalogEntry, params: Normalized, reserved: number): Generation {
     const now = monotonic();
     const timing = entry.timing(params);
     const pickup = between(timing.pickup) * 1000 * this.timeScale;
     const render = between(timing.render) * 1000 * this.timeScale;
-    const g: Generation = {
+    return {
       id: randomUUID(),
       account,
       entry,
@@ -108,12 +112,39 @@ export class Generations {
       enhance: params.enhance ? 'scheduled' : 'none',
       enhanceFails: params.prompt.includes('[[enhance:fail]]'),
     };
-    account.charge(reserved, 'reserve', g.id);
-    account.inFlight++;
-    this.byId.set(g.id, g);
-    if (g.enhance === 'scheduled') this.scheduler.at(g.pickupMono, () => this.runEnhance(g));
-    this.scheduler.at(g.doneMono, () => this.finalize(g));
-    this.evict();
+  }
+
+  /**
+   * The reservation: charges the account, counts the job in flight, stores and schedules it.
+   * All or nothing: if any step after the charge throws, the charge is refunded and the record
+   * dropped before the error goes on, so no error answer ever leaves a reservation behind.
+   */
+  commit(g: Generation): void {
+    const account = g.account;
+    account.charge(g.reserved, 'reserve', g.id);
+    let counted = false;
+    try {
+      account.inFlight++;
+      counted = true;
+      this.byId.set(g.id, g);
+      if (g.enhance === 'scheduled') this.scheduler.at(g.pickupMono, () => this.runEnhance(g));
+      this.scheduler.at(g.doneMono, () => this.finalize(g));
+      this.evict();
+    } catch (e) {
+      if (this.byId.get(g.id) === g) this.byId.delete(g.id);
+      if (counted) account.inFlight = Math.max(0, account.inFlight - 1);
+      // A task already scheduled for it finds it terminal and does nothing.
+      g.state = 'failed';
+      g.enhance = 'none';
+      account.refund(g.reserved, 'refund', g.id);
+      throw e;
+    }
+  }
+
+  /** `prepare` then `commit`, for callers with nothing to build in between. */
+  create(account: Account, entry: CatalogEntry, params: Normalized, reserved: number): Generation {
+    const g = this.prepare(account, entry, params, reserved);
+    this.commit(g);
     return g;
   }
 
@@ -189,11 +220,11 @@ export class Generations {
 
   /** Keeps memory bounded for long-running dev sessions: the oldest finished records go first. */
   private evict(): void {
-    if (this.byId.size <= RETAIN) return;
+    if (this.byId.size <= GENERATION_RETAIN) return;
     for (const [id, g] of this.byId) {
       if (g.state !== 'active') {
         this.byId.delete(id);
-        if (this.byId.size <= RETAIN) return;
+        if (this.byId.size <= GENERATION_RETAIN) return;
       }
     }
   }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, nextFor } from './errors.js';
+import { BODY_LIMIT, MAX_JSON_DEPTH } from './bounds.js';
 import { H } from './constants.js';
+import { EmulatorHttpError, nextFor } from './errors.js';
 
 /** What a handler answers; the router writes it (or a fault replaces it). */
 export interface Reply {
@@ -13,54 +14,133 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-// Request ids come from a pooled random buffer: one syscall per 4,096 ids, not per request.
-let pool = Buffer.alloc(0);
-let poolPos = 0;
-export function newRequestId(): string {
-  if (poolPos + 12 > pool.length) {
-    pool = randomBytes(12 * 4096);
-    poolPos = 0;
+/**
+ * Request ids from a pooled random buffer: one syscall per 4,096 ids, not per request. The
+ * pool belongs to one server (no module-level state), so two emulators never share it.
+ */
+export class RequestIds {
+  private pool = Buffer.alloc(0);
+  private pos = 0;
+
+  next(): string {
+    if (this.pos + 12 > this.pool.length) {
+      this.pool = randomBytes(12 * 4096);
+      this.pos = 0;
+    }
+    const id = this.pool.toString('hex', this.pos, this.pos + 12);
+    this.pos += 12;
+    return `req_${id}`;
   }
-  const id = pool.toString('hex', poolPos, poolPos + 12);
-  poolPos += 12;
-  return `req_${id}`;
 }
 
-export const BODY_LIMIT = 1024 * 1024;
+export const bodyTooLarge = (): EmulatorHttpError =>
+  new EmulatorHttpError(
+    413,
+    'INVALID_BODY',
+    `The body is larger than ${BODY_LIMIT} bytes.`,
+    { details: { field: 'body' } },
+    // The rest of the body is not read: the connection closes after this answer.
+    { connection: 'close' },
+  );
 
-/** Reads the raw body; oversize bodies get 413 INVALID_BODY as the contract's upload rule. */
+/** True when the request carries a body (a length above 0, or a chunked one). */
+export const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+
+/**
+ * Reads the raw body up to `BODY_LIMIT`. A declared length over the cap is refused before a
+ * byte is read; a chunked body is cut off at the cap. Either way the answer is
+ * `413 INVALID_BODY` (the contract's code for an oversize upload).
+ */
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > BODY_LIMIT) {
+      reject(bodyTooLarge());
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > BODY_LIMIT) {
-        reject(new ApiError(413, 'INVALID_BODY', `The body is larger than ${BODY_LIMIT} bytes.`, { details: { field: 'body' } }));
-        req.resume();
+        req.off('data', onData);
+        chunks.length = 0;
+        reject(bodyTooLarge());
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-export function parseJsonObject(buf: Buffer): Record<string, unknown> {
-  let v: unknown;
-  try {
-    v = JSON.parse(buf.toString('utf8'));
-  } catch {
-    throw new ApiError(422, 'INVALID_BODY', 'The body is not valid JSON.', { details: { field: 'body' } });
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, found in one pass over the bytes
+ * (outside strings), stopping as soon as `limit` is passed. Run before `JSON.parse` so that no
+ * later recursive walk (canonicalising, validating) can meet a structure deep enough to
+ * overflow the stack. UTF-8 continuation bytes never equal these ASCII values.
+ */
+export function exceedsDepth(buf: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
   }
+  return false;
+}
+
+/**
+ * Parses a JSON body with its nesting bounded (see `exceedsDepth`). `status` is the code a
+ * malformed body gets: 422 on the API (the contract's INVALID_BODY), 400 on the controls.
+ */
+export function parseJson(buf: Buffer, status = 422): unknown {
+  if (exceedsDepth(buf, MAX_JSON_DEPTH)) {
+    throw new EmulatorHttpError(status, 'INVALID_BODY', `The body nests deeper than ${MAX_JSON_DEPTH} levels.`, {
+      details: { field: 'body' },
+    });
+  }
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch {
+    throw new EmulatorHttpError(status, 'INVALID_BODY', 'The body is not valid JSON.', { details: { field: 'body' } });
+  }
+}
+
+export function parseJsonObject(buf: Buffer, status = 422): Record<string, unknown> {
+  const v = parseJson(buf, status);
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw new ApiError(422, 'INVALID_BODY', 'The body must be a JSON object.', { details: { field: 'body' } });
+    throw new EmulatorHttpError(status, 'INVALID_BODY', 'The body must be a JSON object.', { details: { field: 'body' } });
   }
   return v as Record<string, unknown>;
 }
 
-export function errorReply(e: ApiError): Reply {
+/** A path segment decoded, or null when its percent-encoding is malformed (`%ZZ`, a cut UTF-8 sequence). */
+export function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+export function toErrorReply(e: EmulatorHttpError): Reply {
   return {
     status: e.status,
     body: { error: e.code, message: e.message, next: nextFor(e.code), ...e.extra },
@@ -84,6 +164,8 @@ export function send(res: ServerResponse, rid: string, reply: Reply, head = fals
     headers['content-type'] = 'application/json; charset=utf-8';
   }
   headers[H.requestId] = rid;
+  // A body this route never read (or read only in part) is not drained: close after answering.
+  if (hasBody(res.req) && !res.req.complete) headers.connection = 'close';
   if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
   res.writeHead(reply.status, headers);
   res.end(head ? undefined : payload);

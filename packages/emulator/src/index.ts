@@ -1,6 +1,10 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type EmulatorConfig } from './config.js';
+import type { Duplex } from 'node:stream';
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS } from './bounds.js';
+import { type EmulatorConfig, loadConfig } from './config.js';
+import { RequestIds } from './http.js';
+import { createClientErrorListener } from './protocol.js';
 import { createHandler } from './server.js';
 import { EmulatorState } from './state.js';
 
@@ -11,6 +15,10 @@ export interface StartOptions {
   host?: string;
   /** A parsed config object or the path of a JSON file. */
   config?: EmulatorConfig | string;
+  /** Time to receive a whole request, body included, before a `408` JSON answer. Default 15,000. */
+  requestTimeoutMs?: number;
+  /** Time to receive the request headers. Default 10,000 (capped at `requestTimeoutMs`). */
+  headersTimeoutMs?: number;
 }
 
 export interface RunningEmulator {
@@ -23,7 +31,20 @@ export interface RunningEmulator {
 export async function startEmulator(options: StartOptions = {}): Promise<RunningEmulator> {
   const config = loadConfig(options.config);
   const state = new EmulatorState(config);
-  const server = createServer({ keepAliveTimeout: 65_000 }, createHandler(state));
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  const ids = new RequestIds();
+  const server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      requestTimeout,
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeout: Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout),
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, requestTimeout),
+    },
+    createHandler(state, inFlight, ids),
+  );
+  server.on('clientError', createClientErrorListener(inFlight, ids));
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -47,9 +68,9 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
   };
 }
 
-export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
-export type { AccountConfig, AccountStatus, EmulatorConfig, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
+export { type LedgerEntry, TIER_LIMITS, type TierLimits } from './accounts.js';
 export { catalog } from './catalog.js';
-export { TIER_LIMITS, type TierLimits, type LedgerEntry } from './accounts.js';
-export type { DeliveryRow } from './webhooks.js';
+export type { AccountConfig, AccountStatus, EmulatorConfig, EnvLike, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
+export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
 export type { Fault, FaultEndpoint } from './faults.js';
+export type { DeliveryRow } from './webhooks.js';

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CatalogEntry, Normalized, OutputFormat } from './catalog.js';
-import { API_PREFIX, LINK_TTL_MS } from './constants.js';
+import { LINK_TTL_MS, type OutputLinkParts, outputLinkPath, parseOutputLinkSegments } from './constants.js';
 import { renderGif } from './media/gif.js';
 import { renderPng } from './media/png.js';
 import { renderText } from './media/text.js';
@@ -32,7 +32,14 @@ export class LinkSigner {
     const exp = Math.floor((nowMs + LINK_TTL_MS) / 1000);
     const urls: string[] = [];
     for (let i = 0; i < p.number_results; i++) {
-      urls.push(`${base}${API_PREFIX}/output/${id}/${exp}/${this.mac(id, exp, i)}/${i}/${filenameFor(entry, p, i)}`);
+      const path = outputLinkPath({
+        generationId: id,
+        expiry: exp,
+        signature: this.mac(id, exp, i),
+        index: i,
+        filename: filenameFor(entry, p, i),
+      });
+      urls.push(`${base}${path}`);
     }
     return urls;
   }
@@ -42,6 +49,17 @@ export class LinkSigner {
     const got = Buffer.from(sig);
     return got.length === want.length && timingSafeEqual(got, want);
   }
+}
+
+/**
+ * The five segments of a link path after `/api/v1/output/`, read by the wire's rules: numbers
+ * in canonical form only (no `05`, `0.0`, `-0`), valid percent-encoding, and text segments
+ * spelled as `outputLinkPath` spells them. Undefined otherwise: the router answers an invalid link.
+ */
+export function parseLinkParts(segments: readonly string[]): OutputLinkParts | undefined {
+  const parts = parseOutputLinkSegments(segments);
+  // One spelling per link: text segments encoded exactly as the links this emulator hands out.
+  return parts && outputLinkPath(parts).endsWith(`/${segments.join('/')}`) ? parts : undefined;
 }
 
 /** 32-bit seed of one output, from the full normalised params and the output index. */

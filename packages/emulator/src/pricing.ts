@@ -1,6 +1,6 @@
 import type { PricingSource } from '@mediagen/core';
 import type { Account } from './accounts.js';
-import { defaultRequest, entries, type CatalogEntry, type Normalized } from './catalog.js';
+import { type CatalogEntry, defaultRequest, entries, type Normalized } from './catalog.js';
 
 const defaultPrice = new Map<string, number>(entries.map((e) => [e.model.slug, e.price(defaultRequest(e))]));
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Account } from './accounts.js';
 import {
   baseOf,
@@ -12,19 +13,20 @@ import {
   submit,
   submitHeaders,
 } from './api.js';
+import { BODY_LIMIT } from './bounds.js';
 import { API_PREFIX, H } from './constants.js';
-import { handleControl, isLoopback } from './controls.js';
-import { ApiError, DEFAULT_MESSAGES } from './errors.js';
+import { controlRefusal, handleControl, isLoopback } from './controls.js';
+import { DEFAULT_MESSAGES, EmulatorHttpError } from './errors.js';
 import type { Fault } from './faults.js';
-import { errorReply, newRequestId, readBody, send, type Reply } from './http.js';
+import { bodyTooLarge, decodeSegment, type Reply, RequestIds, readBody, send, toErrorReply } from './http.js';
 import type { EmulatorState } from './state.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const toReply = (e: unknown): Reply => {
-  if (e instanceof ApiError) return errorReply(e);
+  if (e instanceof EmulatorHttpError) return toErrorReply(e);
   process.emitWarning(`mediagen-emulator: ${(e as Error)?.stack ?? String(e)}`);
-  return errorReply(new ApiError(500, 'INTERNAL_ERROR', 'Unexpected emulator error.'));
+  return toErrorReply(new EmulatorHttpError(500, 'INTERNAL_ERROR', 'Unexpected emulator error.'));
 };
 
 function faultReply(f: Fault): Reply {
@@ -33,7 +35,9 @@ function faultReply(f: Fault): Reply {
   if (f.status === 429) headers[H.retryAfter] = '1';
   if (f.status === 503) headers[H.retryAfter] = '60';
   if (code === 'IDEMPOTENT_REQUEST_IN_FLIGHT') headers[H.retryAfter] = '3';
-  return errorReply(new ApiError(f.status ?? 500, code, f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`, {}, headers));
+  return toErrorReply(
+    new EmulatorHttpError(f.status ?? 500, code, f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`, {}, headers),
+  );
 }
 
 /**
@@ -61,9 +65,23 @@ async function applyFault(
 
 type Endpoint = 'generate' | 'status' | 'models' | 'credits' | 'output';
 
-export function createHandler(s: EmulatorState) {
+/**
+ * The request listener. `inFlight` records which response each socket is working on, so the
+ * server's `clientError` listener (a body that stalls past the request timeout) can answer
+ * through it instead of writing over it.
+ */
+export function createHandler(
+  s: EmulatorState,
+  inFlight: WeakMap<Duplex, ServerResponse> = new WeakMap(),
+  ids: RequestIds = new RequestIds(),
+) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const rid = newRequestId();
+    const rid = ids.next();
+    const socket = req.socket;
+    inFlight.set(socket, res);
+    res.once('close', () => {
+      if (inFlight.get(socket) === res) inFlight.delete(socket);
+    });
     handle(s, req, res, rid).catch((e: unknown) => {
       if (!res.headersSent && !res.destroyed) send(res, rid, toReply(e));
     });
@@ -76,16 +94,27 @@ async function handle(s: EmulatorState, req: IncomingMessage, res: ServerRespons
   const path = q < 0 ? url : url.slice(0, q);
   const method = req.method ?? 'GET';
 
+  // The body cap holds on every route, including those that never read a body.
+  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) {
+    send(res, rid, toErrorReply(bodyTooLarge()));
+    return;
+  }
+
   if (path.startsWith('/__emulator/')) {
     if (!isLoopback(req)) {
-      send(res, rid, errorReply(new ApiError(404, 'NOT_FOUND', 'Not found.')));
+      send(res, rid, toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', 'Not found.')));
+      return;
+    }
+    const refusal = controlRefusal(req);
+    if (refusal) {
+      send(res, rid, toErrorReply(refusal));
       return;
     }
     send(res, rid, await handleControl(s, req, path, q < 0 ? '' : url.slice(q + 1), method));
     return;
   }
   if (!path.startsWith(`${API_PREFIX}/`)) {
-    send(res, rid, errorReply(new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
+    send(res, rid, toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
     return;
   }
   const rest = path.slice(API_PREFIX.length + 1);
@@ -100,11 +129,11 @@ async function handle(s: EmulatorState, req: IncomingMessage, res: ServerRespons
   else if (parts[0] === 'generations' && parts.length === 2 && parts[1]) [endpoint, allow] = ['status', 'GET'];
   else if (parts[0] === 'output' && parts.length === 6) [endpoint, allow] = ['output', 'GET, HEAD'];
   else {
-    send(res, rid, errorReply(new ApiError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
+    send(res, rid, toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
     return;
   }
   if (!allow.split(', ').includes(method)) {
-    send(res, rid, errorReply(new ApiError(405, 'METHOD_NOT_ALLOWED', `Use ${allow} on ${path}.`, {}, { allow })));
+    send(res, rid, toErrorReply(new EmulatorHttpError(405, 'METHOD_NOT_ALLOWED', `Use ${allow} on ${path}.`, {}, { allow })));
     return;
   }
 
@@ -123,7 +152,12 @@ async function handle(s: EmulatorState, req: IncomingMessage, res: ServerRespons
       const account = s.accounts.authenticate(req.headers.authorization);
       if (endpoint === 'models') reply = listModels(account, rid);
       else if (endpoint === 'credits') reply = getCredits(account, rid);
-      else reply = getGeneration(s, account, decodeURIComponent(parts[1] as string), baseOf(req, s.baseUrl), rid);
+      else {
+        // A malformed escape cannot name any generation: the same 404 as an unknown id.
+        const id = decodeSegment(parts[1] as string);
+        if (id === null) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No generation with this id.');
+        reply = getGeneration(s, account, id, baseOf(req, s.baseUrl), rid);
+      }
     }
   } catch (e) {
     reply = toReply(e);
@@ -144,6 +178,7 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
   let claimed = false;
   let reply: Reply;
   let fault: Fault | null = null;
+  let accepted: Reply | null = null;
   try {
     const raw = await readBody(req);
     account = s.accounts.authenticate(req.headers.authorization);
@@ -155,7 +190,7 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
     if (key !== undefined) {
       const claim = s.idempotency.claim(account.id, key, hashOf(parsed));
       if (claim.kind === 'in_flight') {
-        throw new ApiError(
+        throw new EmulatorHttpError(
           409,
           'IDEMPOTENT_REQUEST_IN_FLIGHT',
           'A request with this Idempotency-Key is still being enqueued.',
@@ -164,7 +199,7 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
         );
       }
       if (claim.kind === 'reused') {
-        throw new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different body.', {
+        throw new EmulatorHttpError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different body.', {
           details: { field: 'Idempotency-Key' },
         });
       }
@@ -190,13 +225,21 @@ async function handleGenerate(s: EmulatorState, req: IncomingMessage, res: Serve
       if (await applyFault(fault, res, rid, submitHeaders(s, caller, estimate), releaseClaim)) return;
     }
     reply = submit(s, account, parsed, rid);
+    if (reply.status === 202) accepted = reply;
     if (claimed && key !== undefined) {
       s.idempotency.complete(account.id, key, { status: reply.status, body: reply.body ?? {}, headers: {} });
       claimed = false;
     }
   } catch (e) {
-    if (claimed && account && key !== undefined) s.idempotency.release(account.id, key);
-    reply = toReply(e);
+    if (accepted) {
+      // Credits are reserved: the answer is the 202, whatever failed after. The key stays
+      // claimed, so a retry cannot create (and bill) a second generation.
+      process.emitWarning(`mediagen-emulator: after enqueue: ${(e as Error)?.stack ?? String(e)}`);
+      reply = accepted;
+    } else {
+      if (claimed && account && key !== undefined) s.idempotency.release(account.id, key);
+      reply = toReply(e);
+    }
   }
   if (account) reply.headers = { ...reply.headers, ...submitHeaders(s, account, estimate) };
   if (fault?.when === 'after' && (await applyFault(fault, res, rid))) return;

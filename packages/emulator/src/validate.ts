@@ -1,39 +1,36 @@
 import { randomInt } from 'node:crypto';
 import type { ParamSpec } from '@mediagen/core';
 import type { CatalogEntry, InputField, Normalized } from './catalog.js';
-import { NEGATIVE_PROMPT_MAX, NUMBER_RESULTS_MAX, PROMPT_MAX, REFERENCE_IMAGES_MAX } from './constants.js';
-import { ApiError } from './errors.js';
+import {
+  INPUT_FIELDS,
+  NEGATIVE_PROMPT_MAX,
+  NUMBER_RESULTS_MAX,
+  NUMBER_RESULTS_MIN,
+  NUMBER_RESULTS_UNLISTED_MAX,
+  PARAM_KEYS,
+  PROMPT_MAX,
+  REFERENCE_IMAGES_MAX,
+  SEED_MAX,
+  SEED_MIN,
+  SIZE_PATTERN,
+  SUBMIT_FIELDS,
+  splitRatioTag,
+} from './constants.js';
+import { EmulatorHttpError } from './errors.js';
 
 /** Every body field the submit endpoint knows; anything else is refused so typos surface. */
-const KNOWN = new Set([
-  'model',
-  'prompt',
-  'negative_prompt',
-  'aspect_ratio',
-  'size',
-  'quality',
-  'resolution',
-  'duration',
-  'audio',
-  'input_image',
-  'input_video',
-  'input_audio',
-  'reference_images',
-  'seed',
-  'number_results',
-  'enhance',
-  'estimate',
-]);
+const KNOWN: ReadonlySet<string> = new Set(SUBMIT_FIELDS);
 
-const SPEC_KEYS = ['aspect_ratio', 'size', 'quality', 'resolution', 'duration', 'audio', 'reference_images', 'seed'] as const;
+/** Schema keys checked against the model's params here; prompt and number_results have their own rules. */
+const SPEC_KEYS = PARAM_KEYS.filter((k) => k !== 'prompt' && k !== 'number_results');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const invalid = (field: string, message: string, model?: string): ApiError =>
-  new ApiError(422, 'INVALID_BODY', message, { details: { field }, ...(model ? { model } : {}) });
+export const invalid = (field: string, message: string, model?: string): EmulatorHttpError =>
+  new EmulatorHttpError(422, 'INVALID_BODY', message, { details: { field }, ...(model ? { model } : {}) });
 
-const notAvailable = (field: string, message: string, model: string): ApiError =>
-  new ApiError(400, 'OPTION_NOT_AVAILABLE', message, { model, details: { field } });
+const notAvailable = (field: string, message: string, model: string): EmulatorHttpError =>
+  new EmulatorHttpError(400, 'OPTION_NOT_AVAILABLE', message, { model, details: { field } });
 
 /** Length in Unicode code points, the unit the contract's text limits count. */
 export const codePoints = (s: string): number => {
@@ -56,7 +53,7 @@ export function checkShape(body: Record<string, unknown>): void {
   }
   if (body.model === undefined) throw invalid('model', '`model` is required.');
   if (typeof body.model !== 'string' || body.model === '') throw invalid('model', '`model` must be a model slug string.');
-  for (const k of ['prompt', 'negative_prompt', 'input_image', 'input_video', 'input_audio'] as const) {
+  for (const k of ['prompt', 'negative_prompt', ...INPUT_FIELDS] as const) {
     if (body[k] !== undefined && typeof body[k] !== 'string') throw invalid(k, `\`${k}\` must be a string.`);
   }
   for (const k of ['enhance', 'estimate', 'audio'] as const) {
@@ -87,7 +84,7 @@ function checkInput(field: InputField, value: string, slug: string, ctx: Validat
   } catch {
     url = null;
   }
-  if (!url || url.protocol !== 'https:') {
+  if (url?.protocol !== 'https:') {
     throw invalid(
       field,
       `\`${field}\` must be a public https URL${field === 'input_audio' ? '' : ' or the id of your own completed generation'}.`,
@@ -107,12 +104,13 @@ function enumValue(spec: ParamSpec, v: unknown, field: string, slug: string, cas
   return hit;
 }
 
-/** A resolution tag carried in the text of an aspect-ratio value, e.g. "21:9 1080p". */
-const ratioTag = (ar: string): string | undefined => /^\S+\s+(\S+)$/.exec(ar)?.[1];
+/** A resolution tag carried in the text of an aspect-ratio value, e.g. "21:9 1080p" (the wire's pattern). */
+const ratioTag = (ar: string): string | undefined => splitRatioTag(ar)?.tag;
 
 /**
- * Validates a body against the model's own spec and returns the normalised params
- * (defaults applied, tags resolved, seed fixed). Throws ApiError with the spec's codes.
+ * Validates a body against the model's own spec (the rules: `packages/core/src/params/RULES.md`;
+ * the facts: `@mediagen/core/wire`) and returns the normalised params
+ * (defaults applied, tags resolved, seed fixed). Throws EmulatorHttpError with the spec's codes.
  */
 export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ctx: ValidateContext): Normalized {
   const m = entry.model;
@@ -124,18 +122,18 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   const promptMax = Math.min(PROMPT_MAX, m.prompt_max_chars ?? PROMPT_MAX, promptSpec?.max_length ?? PROMPT_MAX);
   if (codePoints(prompt) > promptMax) throw invalid('prompt', `\`prompt\` is longer than ${promptMax} characters on ${slug}.`, slug);
   if (entry.needsPrompt && prompt.trim() === '') {
-    throw new ApiError(422, 'MISSING_PROMPT', `${slug} needs a non-empty \`prompt\`.`, { model: slug });
+    throw new EmulatorHttpError(422, 'MISSING_PROMPT', `${slug} needs a non-empty \`prompt\`.`, { model: slug });
   }
 
   if (body.input_video !== undefined && entry.billsByClipLength) {
-    throw new ApiError(
+    throw new EmulatorHttpError(
       422,
       'INPUT_VIDEO_NOT_SUPPORTED',
       `${slug} bills video-to-video by the exact source-clip length, which the API cannot quote; input_video is refused.`,
       { model: slug },
     );
   }
-  for (const f of ['input_image', 'input_video', 'input_audio'] as const) {
+  for (const f of INPUT_FIELDS) {
     const v = body[f];
     if (v === undefined) continue;
     if (!entry.accepts.includes(f)) throw invalid(f, `${slug} does not take \`${f}\`.`, slug);
@@ -143,21 +141,27 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   }
 
   if (body.enhance === true && !m.enhance_supported) {
-    throw new ApiError(400, 'ENHANCE_NOT_SUPPORTED', `${slug} does not support the enhance pass.`, { model: slug });
+    throw new EmulatorHttpError(400, 'ENHANCE_NOT_SUPPORTED', `${slug} does not support the enhance pass.`, { model: slug });
   }
 
   // number_results
   const nrSpec = params.number_results;
-  const nrMax = Math.min(nrSpec?.max ?? 1, NUMBER_RESULTS_MAX);
-  const nrMin = Math.max(1, nrSpec?.min ?? 1);
+  // RULES.md rule 1: a model whose list gives no max takes one result.
+  const nrMax = Math.min(nrSpec?.max ?? NUMBER_RESULTS_UNLISTED_MAX, NUMBER_RESULTS_MAX);
+  const nrMin = Math.max(NUMBER_RESULTS_MIN, nrSpec?.min ?? NUMBER_RESULTS_MIN);
   let numberResults = typeof nrSpec?.default === 'number' ? nrSpec.default : 1;
   if (body.number_results !== undefined) {
     const v = body.number_results;
     if (!isInt(v) || v < nrMin || v > nrMax) {
-      throw new ApiError(422, 'INVALID_NUMBER_RESULTS', `number_results must be an integer from ${nrMin} to ${nrMax} on ${slug}.`, {
-        model: slug,
-        details: { field: 'number_results' },
-      });
+      throw new EmulatorHttpError(
+        422,
+        'INVALID_NUMBER_RESULTS',
+        `number_results must be an integer from ${nrMin} to ${nrMax} on ${slug}.`,
+        {
+          model: slug,
+          details: { field: 'number_results' },
+        },
+      );
     }
     numberResults = v;
   }
@@ -175,19 +179,20 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
     enhance: body.enhance === true,
   };
   if (typeof body.negative_prompt === 'string') out.negative_prompt = body.negative_prompt;
-  for (const f of ['input_image', 'input_video', 'input_audio'] as const) {
+  for (const f of INPUT_FIELDS) {
     if (typeof body[f] === 'string') out[f] = body[f] as string;
   }
 
   // seed
   if (body.seed !== undefined) {
     const s = body.seed;
-    const min = params.seed?.min ?? 0;
-    const max = params.seed?.max ?? 4294967295;
+    // RULES.md rule 3.
+    const min = params.seed?.min ?? SEED_MIN;
+    const max = params.seed?.max ?? SEED_MAX;
     if (!isInt(s) || s < min || s > max) throw invalid('seed', `\`seed\` must be an integer from ${min} to ${max}.`, slug);
     out.seed = s;
   } else {
-    out.seed = randomInt(0, 2 ** 32 - 1);
+    out.seed = randomInt(SEED_MIN, SEED_MAX);
   }
 
   // quality
@@ -201,7 +206,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   const arSpec = params.aspect_ratio;
   if (arSpec) {
     // A bare ratio names its tagged listing too ("21:9" for "21:9 1080p"): the tag is a label.
-    const tagged = arSpec.values?.find((v) => typeof v === 'string' && ratioTag(v) !== undefined && v.split(/\s/)[0] === body.aspect_ratio);
+    const tagged = arSpec.values?.find((v) => splitRatioTag(v)?.ratio === body.aspect_ratio);
     out.aspect_ratio =
       tagged !== undefined
         ? String(tagged)
@@ -224,7 +229,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
     const byQuality = sizeSpec.values_by_quality;
     const allowedForQuality = byQuality && out.quality ? byQuality[out.quality] : undefined;
     if (body.size !== undefined) {
-      if (typeof body.size !== 'string' || !/^\d+x\d+$/.test(body.size)) {
+      if (typeof body.size !== 'string' || !SIZE_PATTERN.test(body.size)) {
         throw invalid('size', '`size` must be an exact WIDTHxHEIGHT string.', slug);
       }
       const listed = (sizeSpec.values ?? []).includes(body.size);
@@ -328,7 +333,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
 
   for (const f of entry.requires ?? []) {
     if (out[f] === undefined) {
-      throw new ApiError(422, 'MODEL_CONTRACT_VIOLATION', `${slug} requires \`${f}\`.`, { model: slug, details: { field: f } });
+      throw new EmulatorHttpError(422, 'MODEL_CONTRACT_VIOLATION', `${slug} requires \`${f}\`.`, { model: slug, details: { field: f } });
     }
   }
   return out;

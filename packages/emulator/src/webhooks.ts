@@ -82,7 +82,8 @@ function post(url: string, body: Buffer, headers: Record<string, string>): { don
 /**
  * Delivers generation events with the contract's receiver rules: attempts at 0, +1 s, +5 s
  * (scaled by timeScale), a real-time 5 s window each, 2xx/3xx success, 4xx terminal,
- * timeouts/5xx/transport errors retried, the whole chain capped at 90 s (scaled).
+ * timeouts/5xx/transport errors retried, the whole chain capped at 90 s of contract time, so
+ * the number and order of attempts are the contract's under any timeScale.
  */
 export class Webhooks {
   readonly log: DeliveryRow[] = [];
@@ -115,14 +116,18 @@ export class Webhooks {
   }
 
   private async chain(accountId: string, ep: Endpoint, event: WebhookEventType, generationId: string, body: Buffer, epoch: number) {
-    const start = monotonic();
+    // The 90 s budget is checked on contract time: the waits at their unscaled values plus the
+    // real time each attempt took (its window runs on real time). Scaling the budget alone would
+    // let real-time 5 s windows exhaust it early, so a slow timeScale would lose attempts.
+    let contractElapsed = 0;
     // Signed once per endpoint: every attempt carries the same bytes.
     const signature = await signWebhook(body, ep.secret);
     let last: DeliveryRow | null = null;
     for (let attempt = 1; attempt <= WAITS_MS.length; attempt++) {
-      const wait = (WAITS_MS[attempt - 1] ?? 0) * this.timeScale;
+      const contractWait = WAITS_MS[attempt - 1] ?? 0;
+      const wait = contractWait * this.timeScale;
       if (attempt > 1) {
-        if (monotonic() + wait - start > BUDGET_MS * this.timeScale) {
+        if (contractElapsed + contractWait > BUDGET_MS) {
           if (last) {
             last.outcome = 'abandoned';
             last.error_message = 'retry budget exhausted';
@@ -131,6 +136,7 @@ export class Webhooks {
         }
         await this.sleep(wait);
         if (epoch !== this.epoch) return;
+        contractElapsed += contractWait;
       }
       const deliveryId = randomUUID();
       const row: DeliveryRow = {
@@ -163,6 +169,7 @@ export class Webhooks {
       row.status = r.status;
       row.error = r.error;
       row.response_time_ms = Math.round(monotonic() - t0);
+      contractElapsed += monotonic() - t0;
       if (r.status !== null && r.status >= 200 && r.status < 400) {
         row.outcome = 'delivered';
         return;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, expectErrorShape, KEY, proAccount, type Emu } from './helpers.js';
+import { type Emu, emulator, expectErrorShape, KEY, proAccount } from './helpers.js';
 
 const until = new Date(Date.now() + 86_400_000).toISOString();
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 /** The built bin, as `pnpm emulator` and `npx mediagen-emulator` run it (turbo builds it first). */
 const bin = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const children: ChildProcess[] = [];
-afterEach(() => children.splice(0).forEach((c) => c.kill('SIGTERM')));
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGTERM');
+});
 
 function run(args: string[]): { child: ChildProcess; output: Promise<string>; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

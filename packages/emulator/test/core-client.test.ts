@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GenerationFailedError,
   InsufficientCreditsError,
@@ -8,8 +7,9 @@ import {
   validateParams,
   verifyWebhook,
 } from '@mediagen/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../src/index.js';
-import { emulator, KEY, proAccount, receiver, until, type Emu } from './helpers.js';
+import { type Emu, emulator, KEY, proAccount, receiver, until } from './helpers.js';
 
 /** The SDK's own client against the emulator, through the fixed public names of design.md. */
 let emu: Emu;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, expectErrorShape, KEY, proAccount, type Emu, type Res } from './helpers.js';
+import { type Emu, emulator, expectErrorShape, KEY, proAccount, type Res } from './helpers.js';
 
 /**
  * One row per line of the spec's error table: how to provoke it against the emulator.

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type EmulatorConfig, type RunningEmulator } from '../src/index.js';
+import { type EmulatorConfig, type RunningEmulator, startEmulator } from '../src/index.js';
 
 export const KEY = 'svc_live_test_pro';
 

@@ -1,9 +1,9 @@
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, resolveConfig, catalog, ConfigError } from '../src/index.js';
-import { emulator, expectErrorShape, KEY, proAccount, sleep, type Emu } from './helpers.js';
+import { ConfigError, catalog, resolveConfig, startEmulator } from '../src/index.js';
+import { type Emu, emulator, expectErrorShape, KEY, proAccount, sleep } from './helpers.js';
 
 describe('states and timing', () => {
   let emu: Emu;
@@ -17,7 +17,7 @@ describe('states and timing', () => {
     const s = await emu.submit({ model: 'image-fast', prompt: 'x' });
     const seen = new Set<string>();
     const keys = new Set<string>();
-    let last;
+    let last: Awaited<ReturnType<typeof emu.get>>;
     const t0 = Date.now();
     for (;;) {
       last = await emu.get(s.body.generation_id);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeScene } from '../src/media/scene.js';
 import { readGif, readPng } from './decode.js';
-import { emulator, expectErrorShape, type Emu } from './helpers.js';
+import { type Emu, emulator, expectErrorShape } from './helpers.js';
 
 let emu: Emu;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
+import { PARAM_KEYS } from '@mediagen/core/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emulator, expectErrorShape, type Emu } from './helpers.js';
+import { type Emu, emulator, expectErrorShape } from './helpers.js';
 
 let emu: Emu;
 beforeAll(async () => {
@@ -245,18 +246,7 @@ describe('model list', () => {
     expect(bySlug['image-upscale'].category).toBe('utility');
     for (const m of r.body.models) {
       for (const k of Object.keys(m.params)) {
-        expect([
-          'prompt',
-          'aspect_ratio',
-          'size',
-          'quality',
-          'resolution',
-          'duration',
-          'audio',
-          'reference_images',
-          'number_results',
-          'seed',
-        ]).toContain(k);
+        expect(PARAM_KEYS).toContain(k);
       }
     }
   });

@@ -1,7 +1,12 @@
-export { mediagenWebhook, type MediaGenWebhookOptions, type ExpressWebhookContext } from './webhook';
-export { mediagenRouter, type MediaGenRouterOptions } from './router';
-export { sendError } from './errors';
-export type { BodyLimit } from './limit';
-export { DEFAULT_ALLOWED_PARAMS, errorReply, type ErrorReply } from '@mediagen/core/server';
 export type { WebhookEvent } from '@mediagen/core';
-export type { WebhookDedupeStore } from '@mediagen/core/server';
+export type { BodyLimit } from '@mediagen/core/node';
+export {
+  DEFAULT_ALLOWED_PARAMS,
+  type ErrorReply,
+  errorReply,
+  SubmitRefusedError,
+  type WebhookDedupeStore,
+} from '@mediagen/core/server';
+export { sendError } from './errors';
+export { type MediaGenRouterOptions, mediagenRouter } from './router';
+export { type ExpressWebhookContext, type MediaGenWebhookOptions, mediagenWebhook } from './webhook';

@@ -1,9 +1,6 @@
-import { createApiHandler, type ApiHandlerOptions } from '@mediagen/core/server';
-import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
-import { parseLimit, type BodyLimit } from './limit';
-import { findRawBody } from './raw-body';
-import { sendWebResponse } from './send-response';
-import { toWebRequest } from './web-request';
+import { type BodyLimit, findRawBody, parseLimit, sendWebResponse, toWebRequest } from '@mediagen/core/node';
+import { type ApiHandlerOptions, createApiHandler } from '@mediagen/core/server';
+import type { Request as ExpressRequest, RequestHandler } from 'express';
 
 export interface MediaGenRouterOptions extends Omit<ApiHandlerOptions<ExpressRequest>, 'maxBodyBytes'> {
   /** Largest submit body: bytes, or `'100kb'`-style. Default `'100kb'`. */
@@ -19,13 +16,13 @@ export interface MediaGenRouterOptions extends Omit<ApiHandlerOptions<ExpressReq
 export function mediagenRouter(options: MediaGenRouterOptions): RequestHandler {
   const { limit, ...rest } = options;
   const api = createApiHandler<ExpressRequest>({ ...rest, maxBodyBytes: parseLimit(limit, 100 * 1024) });
-  return async function mediagenRoutes(req: ExpressRequest, res: ExpressResponse, next: NextFunction) {
+  return async function mediagenRoutes(req, res, next) {
     if (!api.handles(req.method, req.path)) return next();
     try {
       const source = findRawBody(req);
       // A body `express.json()` already parsed is passed on as JSON: unlike a webhook, nothing here is signed.
       const body = source.kind === 'bytes' ? source.body : source.kind === 'consumed' ? JSON.stringify(req.body) : undefined;
-      await sendWebResponse(res, await api.handle(toWebRequest(req, body), req.path, req));
+      await sendWebResponse(res, await api.handle(toWebRequest(req, { body }), req.path, req));
     } catch (error) {
       next(error);
     }

@@ -1,10 +1,10 @@
 import { listen } from '@mediagen/conformance';
 import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
-import { startEmulator, type RunningEmulator } from '@mediagen/emulator';
+import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mediagenWebhook, type MediaGenWebhookOptions } from '../src';
+import { type MediaGenWebhookOptions, mediagenWebhook } from '../src';
 import type { ExpressModule } from './support/serve';
 
 const KEY = 'svc_live_express_webhooks';
@@ -52,7 +52,7 @@ async function receiver(
     submit: async (prompt: string) => (await client.generations.create({ model: 'image-fast', prompt })).generation_id,
     /** The delivery log once the chain for `id` has ended (delivered, rejected or failed). */
     chain: async (id: string): Promise<Row[]> => {
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
         const { deliveries } = (await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${id}`)).json()) as {
           deliveries: Row[];
         };

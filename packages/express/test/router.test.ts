@@ -1,10 +1,10 @@
 import { listen } from '@mediagen/conformance';
 import { MediaGenClient } from '@mediagen/core';
-import { startEmulator, type RunningEmulator } from '@mediagen/emulator';
+import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mediagenRouter, type MediaGenRouterOptions } from '../src';
+import { type MediaGenRouterOptions, mediagenRouter } from '../src';
 import type { ExpressModule } from './support/serve';
 
 const KEY = 'svc_live_router_test';
@@ -108,6 +108,7 @@ describe.each([
 
       await fetch(`${emulator.url}/__emulator/faults`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ endpoint: 'generate', count: 1, status: 429, code: 'RATE_LIMIT' }),
       });
       const limited = await call('POST', '/generations', { model: 'image-fast', prompt: 'x' });
@@ -117,6 +118,7 @@ describe.each([
 
       await fetch(`${emulator.url}/__emulator/faults`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ endpoint: 'credits', count: 1, status: 503, code: 'PROVIDER_DOWN' }),
       });
       const down = await call('GET', '/credits');

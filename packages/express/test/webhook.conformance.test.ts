@@ -2,7 +2,7 @@ import { describeWebhookConformance, type WebhookAdapterOptions } from '@mediage
 import express5 from 'express';
 import express4 from 'express4';
 import { mediagenWebhook } from '../src';
-import { serve, type ExpressModule } from './support/serve';
+import { type ExpressModule, serve } from './support/serve';
 
 const PATH = '/api/webhooks/mediagen';
 
@@ -16,5 +16,13 @@ async function start(expressModule: ExpressModule, options: WebhookAdapterOption
 
 describeWebhookConformance({ name: 'express 5', start: (options) => start(express5, options) });
 describeWebhookConformance({ name: 'express 4', start: (options) => start(express4, options) });
-describeWebhookConformance({ name: 'express 5 behind express.raw()', start: (options) => start(express5, options, 'raw') });
-describeWebhookConformance({ name: 'express 4 behind express.raw()', start: (options) => start(express4, options, 'raw') });
+describeWebhookConformance({
+  name: 'express 5 behind express.raw()',
+  frameworkReadsBody: true,
+  start: (options) => start(express5, options, 'raw'),
+});
+describeWebhookConformance({
+  name: 'express 4 behind express.raw()',
+  frameworkReadsBody: true,
+  start: (options) => start(express4, options, 'raw'),
+});

@@ -1,11 +1,11 @@
-import { deliver, makePayload, NEW_SECRET } from '@mediagen/conformance';
 import { request } from 'node:http';
+import { deliver, makePayload, NEW_SECRET } from '@mediagen/conformance';
 import { ConfigurationError, signWebhook, type WebhookEvent } from '@mediagen/core';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mediagenWebhook } from '../src';
-import { serve, type ExpressModule } from './support/serve';
+import { type ExpressModule, serve } from './support/serve';
 
 const PATH = '/api/webhooks/mediagen';
 const closers: Array<() => Promise<void>> = [];

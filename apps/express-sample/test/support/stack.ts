@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
-import { startEmulator, type RunningEmulator, type WebhookConfig } from '@mediagen/emulator';
+import { type RunningEmulator, startEmulator, type WebhookConfig } from '@mediagen/emulator';
 import { createApp } from '../../src/app.js';
-import { startPoller, type PollerOptions } from '../../src/poller.js';
+import { type PollerOptions, startPoller } from '../../src/poller.js';
 import { GenerationStore, type StoredGeneration } from '../../src/store.js';
 
 export const KEY = 'svc_live_sample_test';

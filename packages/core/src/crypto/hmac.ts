@@ -13,50 +13,61 @@ interface NodeCrypto {
 
 export type HmacBackend = 'node' | 'web';
 
-let forced: HmacBackend | undefined;
-let node: NodeCrypto | null | undefined;
-const keys = new Map<string, Promise<CryptoKey>>();
+/** HMAC-SHA256 and digest comparison on one backend, with its own cache of imported keys. */
+export interface Hmac {
+  readonly backend: HmacBackend;
+  /** The raw 32-byte HMAC-SHA256 of `data` keyed with the UTF-8 bytes of `secret`. */
+  sign(secret: string, data: Uint8Array): Promise<Uint8Array>;
+  /** Constant-time comparison of two 32-byte digests. */
+  equal(a: Uint8Array, b: Uint8Array): boolean;
+}
+
 /** A handful of endpoints per account: a small cap only guards against unbounded growth. */
 const MAX_CACHED_KEYS = 32;
+/** One encoder for the webhook path (the verify bundle counts every byte). */
+export const encoder = new TextEncoder();
 
-/** Forces one backend (tests compare both), or `undefined` for the automatic choice. */
-export function setHmacBackend(backend: HmacBackend | undefined): void {
-  forced = backend;
+/**
+ * An HMAC on `backend` (default: Node's crypto where it exists, else Web Crypto). Whoever
+ * makes it owns its key cache: a webhook handler keeps one for its life, so nothing is shared
+ * across the process.
+ */
+export function createHmac(backend?: HmacBackend): Hmac {
+  const native = backend === 'web' ? null : nodeCrypto();
+  if (native) {
+    return {
+      backend: 'node',
+      sign: async (secret, data) => native.createHmac('sha256', secret).update(data).digest(),
+      // Both sides are always 32-byte digests here, as Node's comparison requires.
+      equal: (a, b) => native.timingSafeEqual(a, b),
+    };
+  }
+  const keys = new Map<string, Promise<CryptoKey>>();
+  return {
+    backend: 'web',
+    async sign(secret, data) {
+      let key = keys.get(secret);
+      if (!key) {
+        if (keys.size >= MAX_CACHED_KEYS) keys.clear();
+        key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+        keys.set(secret, key);
+        // A failed import must not stay cached.
+        key.catch(() => keys.delete(secret));
+      }
+      return new Uint8Array(await crypto.subtle.sign('HMAC', await key, data as Uint8Array<ArrayBuffer>));
+    },
+    equal: timingSafeEqual,
+  };
 }
 
-/** The backend the next HMAC will use. */
-export function hmacBackend(): HmacBackend {
-  return forced ?? (nodeCrypto() ? 'node' : 'web');
-}
-
+/** Node's crypto, reached without a static import (a lookup in Node's own module cache). */
 function nodeCrypto(): NodeCrypto | null {
-  if (node === undefined) {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    try {
-      node = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
-    } catch {
-      node = null;
-    }
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    return (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
+  } catch {
+    return null;
   }
-  return node;
-}
-
-const encoder = new TextEncoder();
-
-/** The raw 32-byte HMAC-SHA256 of `data` keyed with the UTF-8 bytes of `secret`. */
-export async function hmacSha256(secret: string, data: Uint8Array): Promise<Uint8Array> {
-  const backend = hmacBackend();
-  const native = backend === 'node' ? nodeCrypto() : null;
-  if (native) return native.createHmac('sha256', secret).update(data).digest();
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size >= MAX_CACHED_KEYS) keys.clear();
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    keys.set(secret, key);
-    // A failed import must not stay cached.
-    key.catch(() => keys.delete(secret));
-  }
-  return new Uint8Array(await crypto.subtle.sign('HMAC', await key, data as Uint8Array<ArrayBuffer>));
 }
 
 /** Lowercase hex, as the signature header carries it. */
@@ -64,17 +75,6 @@ export function toHex(bytes: Uint8Array): string {
   let hex = '';
   for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
   return hex;
-}
-
-/**
- * Compares two digests in time that depends only on their lengths (public: 32 bytes), never
- * on where they first differ: every byte is visited and differences are OR-ed together.
- * Node's native `timingSafeEqual` does the same when the Node backend is in use.
- */
-export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
-  const native = hmacBackend() === 'node' ? nodeCrypto() : null;
-  if (native && a.length === b.length) return native.timingSafeEqual(a, b);
-  return timingSafeEqual(a, b);
 }
 
 /** Constant-time byte comparison with no early exit (the length difference is folded in). */

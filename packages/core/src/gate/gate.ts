@@ -1,6 +1,27 @@
+import { MediaGenError, RateLimitError } from '../errors';
 import type { RateLimitInfo } from '../types';
 import { sleep } from '../util/sleep';
+import { answerMayBeLost } from './answer-lost';
 import type { GateStore } from './store';
+
+export interface GateOptions {
+  /**
+   * How long a submit whose answer was lost keeps its slot (the service may be running it),
+   * unless a resend with the same idempotency key learns its generation first. Default 3 min,
+   * the longest typical render.
+   */
+  lostAnswerHoldMs?: number;
+  /**
+   * Longest a submit waits for a slot before failing with `GATE_TIMEOUT` (whose message names
+   * what it waited for and how slots free). Default 2 min.
+   */
+  maxWaitMs?: number;
+}
+
+/** Held slots remembered per idempotency key; past this the oldest just lapse in the store. */
+const MAX_HELD = 1_000;
+/** The spec's default wait for a 429 without `Retry-After`. */
+const DEFAULT_RETRY_AFTER_MS = 5_000;
 
 /**
  * The client-side account gate: keeps submits under the account's per-minute rate and its
@@ -13,10 +34,18 @@ export class Gate {
   readonly #limits: () => Promise<RateLimitInfo | undefined>;
   #latest: RateLimitInfo | undefined;
   readonly #wakers = new Set<() => void>();
+  readonly #holdMs: number;
+  /** Slots kept for submits whose answer was lost, by idempotency key: a resend reuses its slot. */
+  readonly #held = new Map<string, { token: string; until: number }>();
+  /** A 429 met here: no submit before this (epoch ms), whatever the store says. */
+  #pausedUntil = 0;
+  readonly #maxWaitMs: number;
 
-  constructor(store: GateStore | undefined, limits: () => Promise<RateLimitInfo | undefined>) {
+  constructor(store: GateStore | undefined, limits: () => Promise<RateLimitInfo | undefined>, options: GateOptions = {}) {
     this.#store = store;
     this.#limits = limits;
+    this.#holdMs = options.lostAnswerHoldMs ?? 3 * 60_000;
+    this.#maxWaitMs = options.maxWaitMs ?? 2 * 60_000;
   }
 
   /** Whether this client gates its submits (`gate` client option). */
@@ -40,19 +69,36 @@ export class Gate {
     if (rateLimit && typeof rateLimit === 'object') this.#latest = rateLimit;
   }
 
-  /** @internal Waits for a submit slot; undefined when the gate is off or no limits are known. */
-  async acquire(signal?: AbortSignal): Promise<string | undefined> {
+  /**
+   * @internal Waits for a submit slot; undefined when the gate is off or no limits are known.
+   * A resend under the idempotency key of a submit whose answer was lost takes back that
+   * submit's slot (the service counts one generation for both) and only a rate hit.
+   */
+  async acquire(signal?: AbortSignal, idempotencyKey?: string): Promise<string | undefined> {
     const store = this.#store;
     if (!store) return undefined;
+    const held = idempotencyKey === undefined ? undefined : this.#held.get(idempotencyKey);
+    if (held !== undefined) this.#held.delete(idempotencyKey!);
+    // Past its hold the slot has lapsed in the store: take a fresh one.
+    if (held && held.until > Date.now()) {
+      await store.hit?.(Date.now());
+      return held.token;
+    }
+    const giveUpAt = Date.now() + this.#maxWaitMs;
     for (;;) {
       this.#latest ??= await this.#limits();
       const limits = this.#latest;
       if (!limits) return undefined;
-      const grant = await store.acquire({
-        perMinute: limits.per_minute ?? Infinity,
-        maxConcurrent: limits.max_concurrent ?? Infinity,
-      });
+      const paused = this.#pausedUntil - Date.now();
+      const grant =
+        paused > 0
+          ? { waitMs: paused }
+          : await store.acquire({
+              perMinute: limits.per_minute ?? Infinity,
+              maxConcurrent: limits.max_concurrent ?? Infinity,
+            });
       if ('token' in grant) return grant.token;
+      if (Date.now() + grant.waitMs > giveUpAt) throw this.#stalled(limits);
       // One controller ends the wait early, for the caller's abort or a slot freed here;
       // either way the timer is cleared, so a finished batch leaves nothing pending.
       const wait = new AbortController();
@@ -70,16 +116,70 @@ export class Gate {
     }
   }
 
-  /** @internal The submit was accepted. */
-  async bind(token: string | undefined, generationId: string): Promise<void> {
-    if (token !== undefined) await this.#store?.bind(token, generationId);
+  /**
+   * Why a submit found no slot in time. The usual cause: `max_concurrent` generations were
+   * submitted with `create()` and nothing told the gate they finished.
+   */
+  #stalled(limits: RateLimitInfo): MediaGenError {
+    return new MediaGenError(`No submit slot in ${this.#maxWaitMs} ms (max_concurrent ${limits.max_concurrent}).`, {
+      code: 'GATE_TIMEOUT',
+      retryable: true,
+      next: 'A slot frees when generations.wait(id) or run() sees it end, or on client.gate.settle(id).',
+    });
   }
 
-  /** @internal The submit failed. */
-  async release(token: string | undefined): Promise<void> {
+  /** @internal The submit was accepted. */
+  async bind(token: string | undefined, generationId: string): Promise<void> {
+    // The submit succeeded: a store failure here must not turn it into an error (the slot lapses by its TTL).
+    if (token !== undefined) await Promise.resolve(this.#store?.bind(token, generationId)).catch(() => {});
+  }
+
+  /**
+   * @internal The submit failed with `error`. A refusal gives the slot back; a lost answer
+   * keeps it (bounded, see `lostAnswerHoldMs`); a 429 pauses the gate for its `Retry-After`.
+   */
+  async release(token: string | undefined, error?: unknown, idempotencyKey?: string): Promise<void> {
+    // Never throws: the submit's own error is what the caller must see (a slot not freed lapses by its TTL).
+    await this.#giveBack(token, error, idempotencyKey).catch(() => {});
+  }
+
+  async #giveBack(token: string | undefined, error: unknown, idempotencyKey: string | undefined): Promise<void> {
+    await this.#feedBack(error);
     if (token === undefined) return;
-    await this.#store?.release(token);
+    const store = this.#store;
+    if (store?.hold && answerMayBeLost(error)) {
+      await store.hold(token, this.#holdMs);
+      if (idempotencyKey !== undefined) this.#remember(idempotencyKey, token);
+      return;
+    }
+    await store?.release(token);
     this.#wake();
+  }
+
+  /**
+   * @internal The transport is about to resend a submit after `error`: the resend is one more
+   * request in the service's rate window, and a 429 says the account is fuller than we knew.
+   */
+  async retried(error: unknown, delayMs = 0): Promise<void> {
+    if (!this.#store) return;
+    await this.#feedBack(error);
+    await this.#store.hit?.(Date.now() + delayMs);
+  }
+
+  /** A 429 met by this process (another process on the account, or stale limits): pause every submit. */
+  async #feedBack(error: unknown): Promise<void> {
+    if (!this.#store || !(error instanceof RateLimitError)) return;
+    const until = Date.now() + (Number.isFinite(error.retryAfterMs) ? error.retryAfterMs : DEFAULT_RETRY_AFTER_MS);
+    this.#pausedUntil = Math.max(this.#pausedUntil, until);
+    await this.#store.pause?.(until);
+  }
+
+  #remember(idempotencyKey: string, token: string): void {
+    this.#held.set(idempotencyKey, { token, until: Date.now() + this.#holdMs });
+    for (const oldest of this.#held.keys()) {
+      if (this.#held.size <= MAX_HELD) break;
+      this.#held.delete(oldest);
+    }
   }
 
   #wake(): void {

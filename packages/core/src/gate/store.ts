@@ -23,6 +23,21 @@ export interface GateStore {
   release(token: string): void | Promise<void>;
   /** The generation is terminal: its slot is free. */
   settle(generationId: string): void | Promise<void>;
+  /**
+   * One more rate hit at `at` (epoch ms, possibly a moment ahead) with no slot of its own: a
+   * transport resend of a submit, which the service counts as a request like any other.
+   */
+  hit?(at: number): void | Promise<void>;
+  /**
+   * The submit's answer was lost (every attempt a connection failure, timeout or 5xx): the
+   * service may hold the generation, so its slot is kept for `holdMs` instead of given back.
+   */
+  hold?(token: string, holdMs: number): void | Promise<void>;
+  /**
+   * The service answered 429: no new submit from any process sharing the store until `untilMs`
+   * (epoch ms). Optional: without it the pause stays in the process that met the 429.
+   */
+  pause?(untilMs: number): void | Promise<void>;
 }
 
 export interface MemoryGateStoreOptions {
@@ -41,6 +56,7 @@ export interface MemoryGateStoreOptions {
 /** The gate's counts for one process. */
 export class MemoryGateStore implements GateStore {
   readonly #hits: number[] = [];
+  #pausedUntil = 0;
   readonly #inFlight = new Map<string, number>();
   readonly #window: number;
   readonly #ttl: number;
@@ -64,10 +80,11 @@ export class MemoryGateStore implements GateStore {
   acquire(limits: GateLimits): GateGrant {
     const now = this.#now();
     this.#expire(now);
+    if (this.#pausedUntil > now) return { waitMs: this.#pausedUntil - now };
     if (this.#hits.length >= limits.perMinute) return { waitMs: Math.max(1, this.#hits[0]! + this.#window - now) };
     if (this.#inFlight.size >= limits.maxConcurrent) return { waitMs: this.#poll };
     const token = `submit-${++this.#seq}`;
-    this.#hits.push(now);
+    this.hit(now);
     this.#inFlight.set(token, now + this.#ttl);
     return { token };
   }
@@ -82,6 +99,21 @@ export class MemoryGateStore implements GateStore {
 
   settle(generationId: string): void {
     this.#inFlight.delete(generationId);
+  }
+
+  hit(at: number = this.#now()): void {
+    // Kept in time order: a resend is counted when it will go, which may be after later hits.
+    let i = this.#hits.length;
+    while (i > 0 && this.#hits[i - 1]! > at) i--;
+    this.#hits.splice(i, 0, at);
+  }
+
+  hold(token: string, holdMs: number): void {
+    if (this.#inFlight.has(token)) this.#inFlight.set(token, this.#now() + holdMs);
+  }
+
+  pause(untilMs: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, untilMs);
   }
 
   #expire(now: number): void {

@@ -9,97 +9,99 @@ import {
   RateLimitError,
   ServerError,
 } from '../errors';
-import { HEADERS, type ErrorBody } from '../types';
+import { type ErrorBody, HEADERS } from '../types';
+import { cap } from '../util/redact';
+import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after';
 
 /** Earlier forms of a code that the contract still tolerates, mapped to the current code. */
-const LEGACY_CODES: Record<string, string> = {
-  INVALID_PARAMS: 'INVALID_BODY',
-  UNAUTHORIZED: 'AUTH_MISSING',
-  NOT_YOURS: 'NOT_FOUND',
-};
+const LEGACY_CODES = new Map([
+  ['INVALID_PARAMS', 'INVALID_BODY'],
+  ['UNAUTHORIZED', 'AUTH_MISSING'],
+  ['NOT_YOURS', 'NOT_FOUND'],
+]);
 
-/** The spec's default waits when the service sends no `Retry-After`. */
-const DEFAULT_RETRY_AFTER_MS: Record<number, number> = { 409: 3_000, 429: 5_000 };
+/** Longest service `message` / `next` / code quoted in an error: the rest is the service's business. */
+const DETAIL_MAX = 500;
+const CODE_MAX = 100;
+/** How much of a non-JSON body (a proxy's HTML page) is looked at to describe it. */
+const SNIPPET_SCAN = 2_000;
 
-/** Turns any non-2xx response into the typed error for its status and code. */
+/** Turns any non-2xx response into the typed error for its status and code. `text` is already bounded. */
 export function errorFromResponse(status: number, headers: Headers, text: string): APIError {
   const body = parseErrorBody(text);
-  const rawCode = body?.error;
-  const code = rawCode ? (LEGACY_CODES[rawCode] ?? rawCode) : `HTTP_${status}`;
-  const requestId = body?.request_id ?? headers.get(HEADERS.requestId) ?? undefined;
-  const detail = body?.message ?? (body ? undefined : describeNonJson(status, headers, text));
-  const message = `${status} ${code}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${requestId})` : ''}`;
+  const rawCode = str(body?.error);
+  const code = rawCode ? cap(LEGACY_CODES.get(rawCode) ?? rawCode, CODE_MAX) : `HTTP_${status}`;
+  const requestId = str(body?.request_id) ?? headers.get(HEADERS.requestId) ?? undefined;
+  const message = str(body?.message);
+  const detail = message !== undefined ? cap(message, DETAIL_MAX) : body ? undefined : describeNonJson(headers, text);
+  const summary = `${status} ${code}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${cap(requestId, CODE_MAX)})` : ''}`;
+  const next = str(body?.next);
   const init = {
     status,
     code,
-    next: body?.next,
+    next: next === undefined ? undefined : cap(next, DETAIL_MAX),
     requestId,
-    body: body ?? text.slice(0, 2_000),
+    body: body ?? text.slice(0, SNIPPET_SCAN),
     retryable: status === 409 || status === 429 || status >= 500,
   };
 
-  if (status === 404 || code === 'NOT_FOUND') return new NotFoundError(message, init);
+  if (status === 404 || code === 'NOT_FOUND') return new NotFoundError(summary, init);
   switch (status) {
     case 401:
-      return new AuthenticationError(message, init);
+      return new AuthenticationError(summary, init);
     case 402:
-      return new InsufficientCreditsError(message, init);
+      return new InsufficientCreditsError(summary, init);
     case 403:
-      return new PermissionDeniedError(message, init);
+      return new PermissionDeniedError(summary, init);
     case 409:
-      return new ConflictError(message, init);
+      return new ConflictError(summary, init);
     case 429:
-      return new RateLimitError(message, {
+      return new RateLimitError(summary, {
         ...init,
         retryAfterMs: parseRetryAfter(headers.get(HEADERS.retryAfter)) ?? DEFAULT_RETRY_AFTER_MS[429]!,
       });
   }
-  if (status === 400 || status === 413 || status === 422) return new InvalidRequestError(message, init);
-  if (status >= 500) return new ServerError(message, init);
-  return new APIError(message, init);
+  if (status === 400 || status === 413 || status === 422) return new InvalidRequestError(summary, init);
+  if (status >= 500) return new ServerError(summary, init);
+  return new APIError(summary, init);
 }
 
-/** How long to wait before resending after this error, when the service or the spec says. */
-export function serverRequestedDelay(error: APIError, headers: Headers): number | undefined {
-  const header = parseRetryAfter(headers.get(HEADERS.retryAfter));
-  if (header !== undefined) return header;
-  if (error.code === 'PROVIDER_DOWN') return 60_000;
-  return error.status === undefined ? undefined : DEFAULT_RETRY_AFTER_MS[error.status];
-}
-
-/** `Retry-After` as delta-seconds or an HTTP date, in ms; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null): number | undefined {
-  if (value === null || value === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function parseErrorBody(text: string): ErrorBody | undefined {
-  if (!text) return undefined;
+/**
+ * The service's error object, or undefined for anything else. Linear in the text: one
+ * `JSON.parse` (the caller bounds the text), and no regex over it.
+ */
+export function parseErrorBody(text: string): ErrorBody | undefined {
+  if (!text || !/^\s*\{/.test(text.slice(0, 64))) return undefined;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && typeof (value as ErrorBody).error === 'string') {
-      return value as ErrorBody;
-    }
-    // An earlier or foreign shape (`{error: {code, message}}`): keep what is recognisable.
-    const nested = (value as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-    if (nested && typeof nested.code === 'string') {
-      return { ...(value as object), error: nested.code, message: String(nested.message ?? '') } as ErrorBody;
-    }
+    value = JSON.parse(text);
   } catch {
-    // Not JSON: a proxy's HTML page, for example. Described by the caller.
+    return undefined; // Not JSON: a proxy's page, for example. Described by the caller.
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const error = (value as { error?: unknown }).error;
+  if (typeof error === 'string') return value as ErrorBody;
+  // An earlier or foreign shape (`{error: {code, message}}`): keep what is recognisable.
+  const nested = typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : undefined;
+  if (nested && typeof nested.code === 'string') {
+    return { ...(value as object), error: nested.code, message: str(nested.message) ?? '' } as ErrorBody;
   }
   return undefined;
 }
 
-function describeNonJson(status: number, headers: Headers, text: string): string {
-  const type = headers.get('content-type') ?? 'no content type';
+/** A short, readable description of a body that is not the service's (an HTML page, plain text). */
+function describeNonJson(headers: Headers, text: string): string {
+  const type = cap(headers.get('content-type') ?? 'no content type', CODE_MAX);
+  // Only the head is looked at, and tags are dropped by a bounded pattern: linear whatever the body.
   const snippet = text
-    .replace(/<[^>]*>/g, ' ')
+    .slice(0, SNIPPET_SCAN)
+    .replace(/<[^<>]{0,200}>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 120);
-  return `the response was not a service error body (${type})${snippet ? `: "${snippet}"` : ''}; probably a proxy or gateway in front of the service`;
+  return `not a service error body (${type}; a proxy?)${snippet ? `: "${snippet}"` : ''}`;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -1,7 +1,12 @@
-import { AbortError, ConnectionError, MediaGenError, RateLimitError, TimeoutError, type APIError } from '../errors';
-import { sleep } from '../util/sleep';
-import { errorFromResponse, serverRequestedDelay } from './response-error';
-import { readMeta, type ResponseMeta } from './response-meta';
+import { AbortError, APIError, ConnectionError, type MediaGenError, RateLimitError, TimeoutError } from '../errors';
+import { redact, sanitizeCause } from '../util/redact';
+import { sleep, TIMER_MAX_MS } from '../util/sleep';
+import { Deadlines } from './deadline';
+import type { RequestLog } from './log';
+import { ERROR_BODY_MAX, readText, SUCCESS_BODY_MAX } from './read-text';
+import { errorFromResponse } from './response-error';
+import { type ResponseMeta, readMeta } from './response-meta';
+import { serverRequestedDelay } from './retry-after';
 
 export interface TransportConfig {
   apiKey: string;
@@ -13,6 +18,9 @@ export interface TransportConfig {
   retryConcurrencyLimit: boolean;
   /** Called before each resend; lets tests and apps observe retries. */
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  /** Sent on every request (`mediagen-core/<version> <runtime>/<version>`). */
+  userAgent: string;
+  log: RequestLog;
 }
 
 export interface RetryInfo {
@@ -37,6 +45,10 @@ export interface Request extends RequestOptions {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** When a resend is decided, `delayMs` before it goes (the gate counts a submit's resends as rate hits). */
+  beforeRetry?: (error: MediaGenError, delayMs: number) => Promise<void>;
+  /** Checks a 2xx body's shape: a description of what is wrong, or undefined when it is usable. */
+  expect?: (data: unknown) => string | undefined;
 }
 
 export interface Response<T> {
@@ -54,11 +66,16 @@ export class Transport {
   readonly #authorization: string;
   /** The headers of every bodiless, keyless request (all reads): built once, never mutated. */
   readonly #readHeaders: Record<string, string>;
+  /** What must never appear in anything this transport writes. */
+  readonly #secrets: readonly string[];
+  readonly #deadlines: Deadlines;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.#authorization = `Bearer ${config.apiKey}`;
-    this.#readHeaders = { authorization: this.#authorization, accept: 'application/json' };
+    this.#secrets = [config.apiKey];
+    this.#deadlines = new Deadlines(config.timeoutMs);
+    this.#readHeaders = { authorization: this.#authorization, accept: 'application/json', 'user-agent': config.userAgent };
   }
 
   get baseUrl(): string {
@@ -78,10 +95,12 @@ export class Transport {
       if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
     }
     const url = this.#config.baseUrl + req.path;
+    const log = this.#config.log;
 
     for (let attempt = 1; ; attempt++) {
       let error: MediaGenError;
       let delayMs: number;
+      log.debug?.(`${req.method} ${req.path} attempt ${attempt}`);
       try {
         return await this.#attempt<T>(url, req, headers, payload);
       } catch (caught) {
@@ -90,9 +109,11 @@ export class Transport {
         error = failure.error;
         const retryable = attempt <= maxRetries && this.#shouldRetry(error);
         if (!retryable) throw error;
-        delayMs = failure.delayMs ?? backoff(attempt);
+        delayMs = Math.min(failure.delayMs ?? backoff(attempt), TIMER_MAX_MS);
       }
+      log.info?.(`${req.method} ${req.path} ${error.code}: retry ${attempt} in ${delayMs} ms`);
       this.#config.onRetry?.({ attempt, delayMs, error, method: req.method, path: req.path });
+      await req.beforeRetry?.(error, delayMs);
       await sleep(delayMs, req.signal);
     }
   }
@@ -100,48 +121,56 @@ export class Transport {
   async #attempt<T>(url: string, req: Request, headers: Record<string, string>, payload: string | undefined): Promise<Response<T>> {
     const callerSignal = req.signal;
     if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
-    const controller = new AbortController();
-    const timeoutMs = req.timeoutMs ?? this.#config.timeoutMs;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onAbort, { once: true });
+    const deadline = this.#deadlines.start(req.timeoutMs, callerSignal);
+    const log = this.#config.log;
+    const started = log.debug ? Date.now() : 0;
 
     try {
       const response = await this.#config.fetch(url, {
         method: req.method,
         headers,
         body: payload,
-        signal: controller.signal,
+        signal: deadline.signal,
       });
       // The body is read inside the same timeout and abort scope: a connection that drops
       // mid-body is a connection failure, and is retried like one.
-      const text = await response.text();
       if (response.ok) {
-        const data = (text ? JSON.parse(text) : {}) as T;
-        return { data, status: response.status, meta: readMeta(response.headers, data) };
+        const text = await readText(response, SUCCESS_BODY_MAX);
+        const data: unknown = text === undefined ? undefined : text ? JSON.parse(text) : {};
+        const meta = readMeta(response.headers, data);
+        log.debug?.(`${req.method} ${req.path} ${response.status} ${meta.requestId} ${Date.now() - started} ms`);
+        const problem = text === undefined ? 'an oversized body' : req.expect?.(data);
+        if (problem !== undefined) {
+          // Not retried: the same request would get the same answer. (A `create` failing so
+          // carries its idempotency key, so resending it is safe.)
+          const message = `${req.method} ${req.path} answered ${response.status} with ${problem} (is baseUrl right?)`;
+          throw new AttemptFailure(new APIError(message, { status: response.status, code: 'INVALID_RESPONSE', requestId: meta.requestId }));
+        }
+        return { data: data as T, status: response.status, meta };
       }
+      // Bounded: only the head of an error body matters, and the rest is never buffered.
+      const text = redact((await readText(response, ERROR_BODY_MAX, true)) ?? '', this.#secrets);
       const error = errorFromResponse(response.status, response.headers, text);
+      log.debug?.(`${req.method} ${req.path} ${response.status} ${error.requestId} ${Date.now() - started} ms: ${error.code}`);
       throw new AttemptFailure(error, serverRequestedDelay(error, response.headers));
     } catch (caught) {
       if (caught instanceof AttemptFailure) throw caught;
       if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
-      if (timedOut) {
-        throw new AttemptFailure(new TimeoutError(`${req.method} ${req.path} got no complete response within ${timeoutMs} ms.`, caught));
-      }
-      if (caught instanceof SyntaxError) {
-        throw new AttemptFailure(new ConnectionError(`${req.method} ${req.path} answered 2xx with a body that is not JSON.`, caught));
-      }
-      throw new AttemptFailure(
-        new ConnectionError(`${req.method} ${req.path} failed before a response arrived: ${describe(caught)}`, caught),
-      );
+      const failure = this.#failure(req, caught, deadline.expired, req.timeoutMs ?? this.#config.timeoutMs);
+      log.debug?.(`${req.method} ${req.path} ${failure.code} ${Date.now() - started} ms`);
+      throw new AttemptFailure(failure);
     } finally {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onAbort);
+      deadline.end();
     }
+  }
+
+  /** The error for an attempt that got no usable answer; nothing secret survives into it. */
+  #failure(req: Request, caught: unknown, timedOut: boolean, timeoutMs: number): MediaGenError {
+    const cause = sanitizeCause(caught, this.#secrets);
+    const what = `${req.method} ${req.path}`;
+    if (timedOut) return new TimeoutError(`${what} timed out after ${timeoutMs} ms.`, cause);
+    if (caught instanceof SyntaxError) return new ConnectionError(`${what} answered a 2xx body that is not JSON.`, cause);
+    return new ConnectionError(redact(`${what} failed: ${describe(caught)}`, this.#secrets), cause);
   }
 
   #shouldRetry(error: MediaGenError): boolean {

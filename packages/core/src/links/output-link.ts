@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors';
+import { parseOutputLinkPath } from '../wire/links';
 
 export interface OutputLink {
   generationId: string;
@@ -8,27 +9,22 @@ export interface OutputLink {
   filename: string;
 }
 
-const PATH = /\/api\/v1\/output\/([^/]+)\/(\d+)\/[^/]+\/(\d+)\/([^/]+)$/;
-
 /**
  * Reads a signed output link, `/api/v1/output/<generation_id>/<expiry_epoch_seconds>/
- * <signature>/<index>/<filename>`, on any host or path prefix. Throws `ConfigurationError`
- * for anything else.
+ * <signature>/<index>/<filename>` (the shape is `@mediagen/core/wire`'s), on any host or path
+ * prefix. Throws `ConfigurationError` for anything else: a non-canonical number (`05`, `0.0`,
+ * `-0`), bad percent-encoding (`%ZZ`), or not a URL.
  */
 export function parseOutputLink(url: string | URL): OutputLink {
-  let match: RegExpExecArray | null = null;
+  let parts: ReturnType<typeof parseOutputLinkPath>;
   try {
-    match = PATH.exec(new URL(url, 'http://base.invalid').pathname);
+    parts = parseOutputLinkPath(new URL(url, 'http://base.invalid').pathname);
   } catch {
-    // Not a URL at all: reported below.
+    // Not a URL at all (or a value that is no string): reported below.
   }
-  if (!match) throw new ConfigurationError(`Not a signed output link: ${String(url).slice(0, 200)}`);
-  return {
-    generationId: decodeURIComponent(match[1]!),
-    expiresAt: new Date(Number(match[2]) * 1_000),
-    index: Number(match[3]),
-    filename: decodeURIComponent(match[4]!),
-  };
+  if (!parts) throw new ConfigurationError(`Not a signed output link: ${typeof url === 'string' ? url.slice(0, 200) : ''}`);
+  const { generationId, expiry, index, filename } = parts;
+  return { generationId, expiresAt: new Date(expiry * 1_000), index, filename };
 }
 
 /** True when the link has expired, or will within `marginMs` of `now`. */

@@ -1,5 +1,6 @@
 import { ENHANCE_CREDITS } from '../limits';
 import type { Model } from '../types';
+import { dict, list, num, text } from './read';
 
 export interface PriceQuote {
   /** Credits for the request without enhance, or undefined when the model entry cannot tell. */
@@ -17,40 +18,43 @@ export interface PriceQuote {
 
 /** Price of one quality tier (`credits_by_quality`); the model's default tier when none is given. */
 export function creditsForQuality(model: Model, quality?: string): number | undefined {
-  const tier = quality ?? model.params?.quality?.default;
-  return typeof tier === 'string' ? (model.credits_by_quality?.[tier] ?? model.credits_by_quality?.[tier.toLowerCase()]) : undefined;
+  const m = dict(model);
+  const tier = quality ?? dict(dict(m?.params)?.quality)?.default;
+  const prices = dict(m?.credits_by_quality);
+  return typeof tier === 'string' ? (num(prices?.[tier]) ?? num(prices?.[tier.toLowerCase()])) : undefined;
 }
 
 /** Extra credits for a number of reference images (`credits_by_references`, keyed by count). */
 export function creditsForReferences(model: Model, count: number): number | undefined {
-  return model.credits_by_references?.[count];
+  return num(dict(dict(model)?.credits_by_references)?.[String(count)]);
 }
+
+/** Params the list does not price: away from their defaults, the figure is a "from" price. */
+const UNPRICED = ['aspect_ratio', 'size', 'resolution', 'duration', 'audio'] as const;
 
 /**
  * A price from the model entry alone, so an app can show it before asking `estimate`:
  * the quality tier (or `credits_from`, the account's live price of the default request),
- * plus reference images, times `number_results`, plus enhance.
+ * plus reference images, times `number_results`, plus enhance. Never throws: a malformed
+ * entry or param reads as absent, and a price the entry cannot tell is `undefined`.
  */
 export function quotePrice(model: Model, params: Record<string, unknown> = {}): PriceQuote {
-  const specs = model.params ?? {};
-  const defaultResults = Number(specs.number_results?.default) || 1;
-  const refs = params.reference_images;
+  const m = (dict(model) ?? {}) as Model;
+  const p = dict(params) ?? {};
+  const specs = dict(m.params) ?? {};
+  const defaultResults = positiveInt(dict(specs.number_results)?.default) ?? 1;
+  // Number(undefined) is NaN: a price the entry lacks stays NaN, and becomes undefined below.
   const perResult =
-    Number(
-      model.credits_by_quality
-        ? creditsForQuality(model, params.quality as string | undefined)
-        : Number(model.credits_from) / defaultResults,
-    ) + Number(model.credits_by_references ? creditsForReferences(model, Array.isArray(refs) ? refs.length : 0) : 0);
-  // NaN (a price the entry lacks) becomes undefined.
-  const credits = perResult >= 0 ? Math.round(perResult * (Number(params.number_results) || defaultResults)) : undefined;
-  const enhanceCredits = params.enhance === true ? ENHANCE_CREDITS : 0;
+    Number(dict(m.credits_by_quality) ? creditsForQuality(m, text(p.quality)) : Number(num(m.credits_from)) / defaultResults) +
+    Number(dict(m.credits_by_references) ? creditsForReferences(m, list(p.reference_images)?.length ?? 0) : 0);
+  const credits = perResult >= 0 ? Math.round(perResult * (positiveInt(p.number_results) ?? defaultResults)) : undefined;
+  const enhanceCredits = p.enhance === true ? ENHANCE_CREDITS : 0;
   return {
     credits,
     enhanceCredits,
     total: credits === undefined ? undefined : credits + enhanceCredits,
-    // Params the list does not price, away from their defaults: the figure is a "from" price.
-    exact: !['aspect_ratio', 'size', 'resolution', 'duration', 'audio'].some(
-      (k) => params[k] !== undefined && params[k] !== specs[k as keyof typeof specs]?.default,
-    ),
+    exact: !UNPRICED.some((k) => p[k] !== undefined && p[k] !== dict(specs[k])?.default),
   };
 }
+
+const positiveInt = (v: unknown): number | undefined => (Number.isInteger(v) && (v as number) > 0 ? (v as number) : undefined);

@@ -1,136 +1,217 @@
 import type { ParamsIssue } from '../errors';
-import { NEGATIVE_PROMPT_MAX, NUMBER_RESULTS_MAX, PROMPT_MAX, REFERENCE_IMAGES_MAX } from '../limits';
-import type { Model, ParamSpec } from '../types';
+import {
+  NEGATIVE_PROMPT_MAX,
+  NUMBER_RESULTS_MAX,
+  NUMBER_RESULTS_MIN,
+  NUMBER_RESULTS_UNLISTED_MAX,
+  PROMPT_MAX,
+  REFERENCE_IMAGES_MAX,
+  SEED_MAX,
+  SEED_MIN,
+} from '../limits';
+import type { Model } from '../types';
+import { INPUT_FIELDS, PARAM_KEYS, SIZE_PATTERN, splitRatioTag } from '../wire/params';
+import { type Dict, dict, label, list, lower, num } from './read';
 
-/** The param keys a model's schema may list; any of them sent to a model that does not list it is refused. */
-const SPEC_KEYS = [
-  'prompt',
-  'aspect_ratio',
-  'size',
-  'quality',
-  'resolution',
-  'duration',
-  'audio',
-  'reference_images',
-  'number_results',
-  'seed',
-] as const;
+type Add = (field: string, code: string, message: string) => void;
 
-/** A resolution tag in the text of an aspect-ratio value, e.g. `21:9 1080p`. */
-const TAGGED = /^(\S+)\s+(\S+)$/;
+/** Spec types this client knows how to read; a later one is left to the server. */
+const KNOWN_TYPE = /^(?:string|enum|number|integer|boolean|string\[\])$/;
+
+const UUID = /^[\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12}$/i;
 
 /**
  * Checks params against the model's own schema (its entry in the model list) and returns
- * every issue, empty when valid. Lenient where the contract is: fields outside the schema's
- * keys (inputs, `negative_prompt`, future params) are left to the server, unknown spec types
- * are skipped, and the earlier spec forms (`integer`, `string` + `max_length`) are read.
+ * every issue, empty when valid. The rules, and why each is what it is, are in `RULES.md`
+ * next to this file; the emulator enforces the same ones. Never throws: a malformed entry or
+ * params value reads as absent.
  */
 export function validateParams(model: Model, params: object): ParamsIssue[] {
   const issues: ParamsIssue[] = [];
-  const add = (field: string, code: string, message: string) => issues.push({ field, code, message });
-  const specs = (model?.params ?? {}) as Record<string, ParamSpec | undefined>;
-  const p = (params ?? {}) as Record<string, unknown>;
-  const slug = model?.slug;
-
-  const text = (field: string, value: unknown, max: number) => {
-    if (value === undefined) return;
-    if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
-    // Code points, not UTF-16 units: an emoji counts as one character.
-    else if ([...value].length > max) add(field, 'TOO_LONG', `${field} is over ${max} characters`);
+  // Returns nothing on purpose: `checkValue` returns `add(...)` to mean "no valid value".
+  const add: Add = (field, code, message) => {
+    issues.push({ field, code, message });
   };
-  text('prompt', p.prompt, Math.min(PROMPT_MAX, model?.prompt_max_chars ?? PROMPT_MAX, specs.prompt?.max_length ?? PROMPT_MAX));
-  text('negative_prompt', p.negative_prompt, NEGATIVE_PROMPT_MAX);
-  if (specs.prompt?.required && (p.prompt === undefined || (typeof p.prompt === 'string' && p.prompt.trim() === ''))) {
-    add('prompt', 'MISSING_PROMPT', `${slug} needs a non-empty prompt`);
-  }
+  const m = dict(model) ?? {};
+  const specs = dict(m.params) ?? {};
+  const p = dict(params) ?? {};
+  const spec = (key: string): Dict | undefined => dict(specs[key]);
 
-  for (const key of SPEC_KEYS) {
-    const spec = specs[key];
+  checkText(p, m, spec('prompt'), add);
+  checkInputs(p, add);
+  for (const key of ['enhance', 'estimate'] as const) {
+    if (p[key] !== undefined && typeof p[key] !== 'boolean') add(key, 'INVALID_TYPE', `${key} must be a boolean`);
+  }
+  if (p.enhance === true && m.enhance_supported !== true) add('enhance', 'ENHANCE_NOT_SUPPORTED', 'enhance is not supported');
+  checkNumberResults(p.number_results, spec('number_results'), add);
+
+  // Rule 6: every other schema key must be in the model's schema (rule 5: prompt need not).
+  const valid: Dict = {};
+  for (const key of PARAM_KEYS) {
+    if (key === 'prompt' || key === 'number_results') continue;
+    const s = spec(key);
     const value = p[key];
     if (value === undefined) {
-      if (spec?.required && key !== 'prompt') add(key, 'REQUIRED', `${key} is required on ${slug}`);
-    } else if (!spec) {
-      // Also `quality` on a model with no quality tiers.
-      add(key, 'NOT_SUPPORTED', `${slug} does not take ${key}`);
-    } else if (key !== 'prompt') {
-      check(key, value, spec, p, specs, add);
+      if (s?.required === true) add(key, 'REQUIRED', `${key} is required`);
+    } else if (!s) {
+      add(key, 'NOT_SUPPORTED', `${key} is not supported`);
+    } else {
+      const listed = checkValue(key, value, s, add);
+      if (listed !== undefined) valid[key] = listed;
     }
   }
-
-  if (p.enhance !== undefined && typeof p.enhance !== 'boolean') add('enhance', 'INVALID_TYPE', 'enhance must be a boolean');
-  else if (p.enhance === true && !model?.enhance_supported) add('enhance', 'ENHANCE_NOT_SUPPORTED', `${slug} does not support enhance`);
+  checkCombinations(p, valid, m, spec, add);
   return issues;
 }
 
-function check(
-  key: string,
-  value: unknown,
-  spec: ParamSpec,
-  p: Record<string, unknown>,
-  specs: Record<string, ParamSpec | undefined>,
-  add: (field: string, code: string, message: string) => void,
-): void {
-  const values = Array.isArray(spec.values) ? spec.values : undefined;
-  const oneOf = () => add(key, 'INVALID_VALUE', `${key} ${JSON.stringify(value)} is not one of: ${values?.join(', ')}`);
-  const range = (n: number, code = 'OUT_OF_RANGE', min = spec.min, max = spec.max, what = key) => {
-    if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
-      add(key, code, `${what} must be ${min ?? '…'} to ${max ?? '…'}`);
-    }
-  };
-
-  if (key === 'number_results') {
-    // A non-integer counts as 0, so it fails the range check like any value out of range.
-    const n = Number.isInteger(value) ? (value as number) : 0;
-    return range(n, 'INVALID_NUMBER_RESULTS', Math.max(1, spec.min ?? 1), Math.min(spec.max ?? NUMBER_RESULTS_MAX, NUMBER_RESULTS_MAX));
+/** Rules 5 and 14: prompt and negative_prompt lengths, and MISSING_PROMPT. */
+function checkText(p: Dict, m: Dict, promptSpec: Dict | undefined, add: Add): void {
+  const max = Math.min(PROMPT_MAX, num(m.prompt_max_chars) ?? PROMPT_MAX, num(promptSpec?.max_length) ?? PROMPT_MAX);
+  for (const [field, limit] of [
+    ['prompt', max],
+    ['negative_prompt', NEGATIVE_PROMPT_MAX],
+  ] as const) {
+    const value = p[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
+    // Code points, not UTF-16 units: an emoji counts as one character.
+    else if ([...value].length > limit) add(field, 'TOO_LONG', `${field} is over ${limit} characters`);
   }
-  if (key === 'reference_images' || spec.type === 'string[]') {
-    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return add(key, 'INVALID_TYPE', `${key} must be a string[]`);
-    const max = key === 'reference_images' ? Math.min(spec.max ?? REFERENCE_IMAGES_MAX, REFERENCE_IMAGES_MAX) : spec.max;
-    return range(value.length, undefined, spec.min, max, `${key} count`);
-  }
-  if (key === 'size') {
-    if (typeof value !== 'string' || !/^\d+x\d+$/.test(value)) return add(key, 'INVALID_TYPE', 'size must be a WIDTHxHEIGHT string');
-    // Presets are exact: an off-list size is refused, never rounded to the nearest one.
-    if (spec.presets_only !== false && values && !values.includes(value)) return oneOf();
-    const quality = p.quality ?? specs.quality?.default;
-    const forQuality = typeof quality === 'string' ? spec.values_by_quality?.[quality] : undefined;
-    if (forQuality && !forQuality.includes(value)) add(key, 'OPTION_NOT_AVAILABLE', `${key} ${value} is not available at ${quality}`);
-    return;
-  }
-  if (spec.type === 'boolean' || key === 'audio') {
-    if (typeof value !== 'boolean') add(key, 'INVALID_TYPE', `${key} must be a boolean`);
-    return;
-  }
-  // A spec type from a later version of the list: left to the server.
-  if (!/^(enum|string|number|integer)$/.test(spec.type) && key !== 'duration' && key !== 'seed') return;
-  const numeric = spec.type === 'number' || spec.type === 'integer' || key === 'duration' || key === 'seed';
-  if (numeric) {
-    // Durations are whole seconds and seeds whole numbers, whatever type the list shows.
-    const whole = spec.type === 'integer' || key === 'duration' || key === 'seed';
-    if (typeof value !== 'number' || !Number.isFinite(value) || (whole && !Number.isInteger(value))) {
-      return add(key, 'INVALID_TYPE', `${key} must be a ${whole ? 'whole ' : ''}number`);
-    }
-  } else if (typeof value !== 'string') {
-    return add(key, 'INVALID_TYPE', `${key} must be a string`);
-  }
-  if (values) {
-    const hit = values.find((v) => matches(v, value) || (key === 'aspect_ratio' && matches(TAGGED.exec(String(v))?.[1], value)));
-    if (hit === undefined) return oneOf();
-    const tag = key === 'aspect_ratio' ? TAGGED.exec(String(hit))?.[2] : undefined;
-    const resolution = p.resolution;
-    if (tag && typeof resolution === 'string' && tag.toLowerCase() !== resolution.toLowerCase()) {
-      add(key, 'OPTION_NOT_AVAILABLE', `${key} ${hit} is not available at ${resolution}`);
-    }
-    return;
-  }
-  if (typeof value === 'number') range(value);
-  else if (spec.max_length !== undefined && [...(value as string)].length > spec.max_length) {
-    add(key, 'TOO_LONG', `${key} is over ${spec.max_length} characters`);
+  const prompt = p.prompt;
+  if (promptSpec?.required === true && (prompt === undefined || (typeof prompt === 'string' && prompt.trim() === ''))) {
+    add('prompt', 'MISSING_PROMPT', 'prompt must not be empty');
   }
 }
 
-/** Equal, or equal ignoring case where the listed value is itself lowercase (`1k` accepts `1K`). */
-function matches(listed: unknown, value: unknown): boolean {
-  if (listed === value) return true;
-  return typeof listed === 'string' && typeof value === 'string' && listed === listed.toLowerCase() && listed === value.toLowerCase();
+const isHttps = (v: string): boolean => {
+  try {
+    return new URL(v).protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/** Rule 10: inputs are https URLs, or (image, video) a generation id. */
+function checkInputs(p: Dict, add: Add): void {
+  for (const field of INPUT_FIELDS) {
+    const value = p[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
+    else if (!isHttps(value) && (field === 'input_audio' || !UUID.test(value))) {
+      add(field, 'INVALID_VALUE', `${field} must be an https URL or (not for audio) a generation id`);
+    }
+  }
+}
+
+/** Rule 1: a whole number in the model's range; the range is 1..1 when the list gives none. */
+function checkNumberResults(value: unknown, s: Dict | undefined, add: Add): void {
+  if (value === undefined) return;
+  const min = Math.max(NUMBER_RESULTS_MIN, num(s?.min) ?? NUMBER_RESULTS_MIN);
+  const max = Math.min(num(s?.max) ?? NUMBER_RESULTS_UNLISTED_MAX, NUMBER_RESULTS_MAX);
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
+    add('number_results', 'INVALID_NUMBER_RESULTS', `number_results must be ${min} to ${max}`);
+  }
+}
+
+/**
+ * One key's value against its own spec. Returns the value as the list spells it (for the
+ * checks that combine keys) when valid, undefined when an issue was added or the spec's type
+ * is one this client does not know.
+ */
+function checkValue(key: string, value: unknown, s: Dict, add: Add): unknown {
+  const type = s.type;
+  if (typeof type === 'string' && !KNOWN_TYPE.test(type)) return undefined;
+  const values = list(s.values);
+  const oneOf = () => add(key, 'INVALID_VALUE', `${key} must be one of: ${values?.map(label).join(', ')}`);
+  // For reference_images, the range of the count.
+  const range = (n: number, min: number | undefined, max: number | undefined): boolean => {
+    if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
+      add(key, 'OUT_OF_RANGE', `${key} must be ${min ?? '…'} to ${max ?? '…'}`);
+      return false;
+    }
+    return true;
+  };
+
+  switch (key) {
+    case 'audio':
+      if (typeof value === 'boolean') return value;
+      return add(key, 'INVALID_TYPE', `${key} must be a boolean`);
+    case 'reference_images': {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return add(key, 'INVALID_TYPE', `${key} must be a string[]`);
+      const max = Math.min(num(s.max) ?? REFERENCE_IMAGES_MAX, REFERENCE_IMAGES_MAX);
+      if (!range(value.length, num(s.min) ?? 0, max)) return undefined;
+      if (!value.every(isHttps)) return add(key, 'INVALID_VALUE', `${key} must be https URLs`);
+      return value;
+    }
+    case 'duration':
+    case 'seed': {
+      // Whole seconds, whole seeds, whatever type the list shows.
+      if (!Number.isInteger(value)) return add(key, 'INVALID_TYPE', `${key} must be a whole number`);
+      const n = value as number;
+      if (key === 'duration' && (type === 'enum' || values)) return values?.includes(n) ? n : oneOf();
+      const seed = key === 'seed';
+      return range(n, num(s.min) ?? (seed ? SEED_MIN : undefined), num(s.max) ?? (seed ? SEED_MAX : undefined)) ? n : undefined;
+    }
+    case 'size': {
+      if (typeof value !== 'string' || !SIZE_PATTERN.test(value)) return add(key, 'INVALID_TYPE', `${key} must be WIDTHxHEIGHT`);
+      // Rule 9: presets are exact; an off-list size is refused, never rounded.
+      if (s.presets_only !== false && !values?.includes(value)) return oneOf();
+      return value;
+    }
+  }
+  // quality, resolution, aspect_ratio: listed strings.
+  if (typeof value !== 'string') return add(key, 'INVALID_TYPE', `${key} must be a string`);
+  if (!values) return value;
+  // Rule 2: exact, except resolution (case-insensitive); rule 7: a bare ratio names its tagged listing.
+  const hit =
+    key === 'resolution'
+      ? values.find((v) => lower(v) === value.toLowerCase())
+      : key === 'aspect_ratio'
+        ? (values.find((v) => splitRatioTag(v)?.ratio === value) ?? values.find((v) => v === value))
+        : values.find((v) => v === value);
+  return hit === undefined ? oneOf() : hit;
+}
+
+/** Rules 4, 7 and 8: the checks that read several keys, on values that passed their own. */
+function checkCombinations(p: Dict, valid: Dict, m: Dict, spec: (key: string) => Dict | undefined, add: Add): void {
+  if (['quality', 'resolution', 'aspect_ratio', 'size'].some((k) => p[k] !== undefined && valid[k] === undefined)) return;
+  // A key's value as the service resolves it: given, else the spec's default, else its first value.
+  const resolve = (key: string) => {
+    const s = spec(key);
+    return s ? (valid[key] ?? s.default ?? list(s.values)?.[0]) : undefined;
+  };
+  const unavailable = (field: string) => add(field, 'OPTION_NOT_AVAILABLE', `${field} is not available with the other params`);
+  const sizeSpec = spec('size');
+  const resSpec = spec('resolution');
+  const res = valid.resolution;
+  let resolved = resolve('resolution');
+
+  if (sizeSpec) {
+    const byQuality = list(dict(sizeSpec.values_by_quality)?.[label(resolve('quality'))]);
+    const offered = (size: unknown) => !byQuality || byQuality.includes(size);
+    const options = (list(sizeSpec.options) ?? []).map(dict);
+    const size = valid.size;
+    if (size !== undefined) {
+      if (!offered(size)) unavailable('size');
+      const tag = options.find((o) => o?.size === size)?.tag;
+      if (res !== undefined && tag !== undefined && lower(tag) !== lower(res)) unavailable('resolution');
+      resolved = resSpec && (res ?? tag ?? resSpec.default);
+    } else if (res !== undefined && !options.some((o) => o?.tag !== undefined && lower(o.tag) === lower(res) && offered(o.size))) {
+      unavailable('resolution');
+    }
+  } else if (resSpec) {
+    const tag = splitRatioTag(resolve('aspect_ratio'))?.tag;
+    if (tag !== undefined) {
+      if (res !== undefined && lower(tag) !== lower(res)) return unavailable('aspect_ratio');
+      resolved = res ?? list(resSpec.values)?.find((v) => lower(v) === lower(tag));
+      if (resolved === undefined) return add('aspect_ratio', 'INVALID_VALUE', 'aspect_ratio names no listed resolution');
+    }
+  }
+
+  // Rule 8: the audited (resolution, aspect ratio) pairs of a video model.
+  const matrix = dict(dict(m.video_matrix)?.dimensions);
+  const ratio = resolve('aspect_ratio');
+  if (matrix && typeof resolved === 'string' && typeof ratio === 'string' && dict(matrix[resolved])?.[ratio] === undefined) {
+    unavailable('aspect_ratio');
+  }
 }

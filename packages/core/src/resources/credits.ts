@@ -1,6 +1,7 @@
+import { type ResponseMeta, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
-import { withMeta, type ResponseMeta } from '../http/response-meta';
 import type { CreditsSummary } from '../types';
+import { expectCredits } from './shape';
 
 /** `GET /api/v1/credits`: a lightweight read of the wallet. */
 export class Credits {
@@ -13,7 +14,12 @@ export class Credits {
   }
 
   async get(options?: RequestOptions): Promise<CreditsSummary & ResponseMeta> {
-    const { data, meta } = await this.#transport.request<CreditsSummary>({ method: 'GET', path: '/api/v1/credits', ...options });
+    const { data, meta } = await this.#transport.request<CreditsSummary>({
+      ...options,
+      method: 'GET',
+      path: '/api/v1/credits',
+      expect: expectCredits,
+    });
     this.#onRead?.(data);
     return withMeta(data, meta);
   }

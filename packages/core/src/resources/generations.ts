@@ -7,16 +7,26 @@ import {
   ParamsValidationError,
   TimeoutError,
 } from '../errors';
+import { listenForTerminalEvent, type TerminalEventListener } from '../events/event-listener';
+import type { GenerationEvents } from '../events/generation-events';
+import { generationFromEvent } from '../events/generation-from-event';
 import type { Gate } from '../gate/gate';
+import { ERROR_BODY_MAX, readText } from '../http/read-text';
 import { errorFromResponse } from '../http/response-error';
-import { withMeta, type ResponseMeta } from '../http/response-meta';
+import { type ResponseMeta, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import { isExpired } from '../links/output-link';
+import type { TypedGenerateParams } from '../params/registry';
 import { validateParams } from '../params/validate';
 import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
+import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
+import type { WebhookEvent } from '../webhooks/verify';
+import { pollIntervalMs } from '../wire/timing';
+import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
 import { isTerminal, normalizeGeneration } from './normalize';
+import { expectGeneration, expectObject, expectSubmitted } from './shape';
 
 export interface Submitted extends ResponseMeta {
   /** The `Idempotency-Key` this submit was sent with: store it to resubmit safely after a restart. */
@@ -51,10 +61,10 @@ export interface GenerationsConfig {
   gate: Gate;
   /** For output links, which need no Authorization header. */
   fetch: typeof fetch;
+  /** Verified webhook events (`client.events`): `wait`/`run` resolve on the first of event or poll. */
+  events?: GenerationEvents;
 }
 
-const IMAGE_INTERVAL_MS = 2_000;
-const VIDEO_INTERVAL_MS = 4_000;
 const DEFAULT_WAIT_MS = 15 * 60_000;
 
 export class Generations {
@@ -76,30 +86,42 @@ export class Generations {
    * Params are checked against the model list first (`validate`), and with the gate on the
    * call waits for a submit slot.
    */
-  async create(params: GenerateParams, options: RequestOptions = {}): Promise<SubmitResponse & Submitted> {
-    const gate = this.#config.gate;
-    const list = await this.#check(params, options.signal);
-    const token = await gate.acquire(options.signal);
+  async create(params: TypedGenerateParams, options: RequestOptions = {}): Promise<SubmitResponse & Submitted> {
+    // Made first, so that every error out of this call (validation and the gate included)
+    // carries the key a resend must use.
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    let generationId: string | undefined;
     try {
-      const { data, meta } = await this.#transport.request<SubmitResponse>({
-        ...options,
-        method: 'POST',
-        path: '/api/v1/generate',
-        body: params,
-        idempotencyKey,
-      });
-      await gate.bind(token, data.generation_id);
-      return withMeta(data, { ...meta, idempotencyKey });
+      checkIdempotencyKey(idempotencyKey);
+      const gate = this.#config.gate;
+      const list = await this.#check(params, options.signal);
+      const token = await gate.acquire(options.signal, options.idempotencyKey);
+      try {
+        const { data, meta } = await this.#transport.request<SubmitResponse>({
+          ...options,
+          method: 'POST',
+          path: '/api/v1/generate',
+          body: params,
+          idempotencyKey,
+          expect: expectSubmitted,
+          // Each resend is a request the service counts against the rate, as the gate must.
+          beforeRetry: gate.enabled ? (error, delayMs) => gate.retried(error, delayMs).catch(() => {}) : undefined,
+        });
+        generationId = data.generation_id;
+        await gate.bind(token, data.generation_id);
+        return withMeta(data, { ...meta, idempotencyKey });
+      } catch (error) {
+        await gate.release(token, error, idempotencyKey);
+        await this.#refreshIfStale(error, list);
+        throw error;
+      }
     } catch (error) {
-      await gate.release(token);
-      await this.#refreshIfStale(error, list);
-      throw error;
+      throw attachSubmit(error, { idempotencyKey, generationId });
     }
   }
 
   /** The exact cost of `params`, from the same validation and pricing as a submit. Charges nothing. */
-  async estimate(params: GenerateParams, options: RequestOptions = {}): Promise<EstimateResponse & ResponseMeta> {
+  async estimate(params: TypedGenerateParams, options: RequestOptions = {}): Promise<EstimateResponse & ResponseMeta> {
     const list = await this.#check(params, options.signal);
     try {
       const { data, meta } = await this.#transport.request<EstimateResponse>({
@@ -107,6 +129,7 @@ export class Generations {
         method: 'POST',
         path: '/api/v1/generate',
         body: { ...params, estimate: true },
+        expect: expectObject,
       });
       return withMeta(data, meta);
     } catch (error) {
@@ -132,7 +155,13 @@ export class Generations {
     }
     const model = this.#models.peek(params.model);
     if (!model) return undefined;
-    const issues = validateParams(model, params);
+    let issues: ReturnType<typeof validateParams>;
+    try {
+      issues = validateParams(model, params);
+    } catch {
+      // A model entry validation cannot read (a malformed schema): the server decides.
+      return undefined;
+    }
     if (issues.length > 0) throw new ParamsValidationError(params.model, issues);
     return list;
   }
@@ -152,17 +181,18 @@ export class Generations {
   /** `GET /api/v1/generations/{id}`: the generation in any state (a failed job is not an HTTP error). */
   async get(id: string, options: RequestOptions = {}): Promise<Generation & ResponseMeta> {
     if (typeof id !== 'string' || id === '') {
-      throw new ConfigurationError('generations.get(id) needs the generation_id string returned by create().');
+      throw new ConfigurationError('generations.get(id) needs a generation_id.');
     }
     const { data, meta } = await this.#transport.request<Generation>({
       ...options,
       method: 'GET',
       path: `/api/v1/generations/${encodeURIComponent(id)}`,
+      expect: expectGeneration,
     });
     const generation = normalizeGeneration(data);
     // Seen terminal: its slot in the gate is free (wait and run read through here too).
     const gate = this.#config.gate;
-    if (gate.enabled && isTerminal(generation)) await gate.settle(generation.generation_id ?? id);
+    if (gate.enabled && isTerminal(generation)) await gate.settle(generation.generation_id ?? id).catch(() => {});
     return withMeta(generation, meta);
   }
 
@@ -185,7 +215,7 @@ export class Generations {
     for (let refreshed = typeof target === 'string'; ; refreshed = true) {
       if (!url) {
         if (generation?.status === 'failed') throw new GenerationFailedError(generation);
-        throw new ConfigurationError(`Generation ${id} (${generation?.status}) has no output ${index}; wait() for completion first.`);
+        throw new ConfigurationError(`Generation ${id} (${generation?.status}) has no output ${index}.`);
       }
       let response: Response;
       try {
@@ -193,10 +223,10 @@ export class Generations {
         response = await this.#config.fetch(new URL(url, this.#transport.baseUrl), { signal });
       } catch (error) {
         if (signal?.aborted) throw new AbortError(undefined, signal.reason);
-        throw new ConnectionError(`Download failed: ${String(error)}`, error);
+        throw new ConnectionError(redact(`Download failed: ${String(error)}`), sanitizeCause(error));
       }
       if (response.ok) return options.stream && response.body ? response.body : new Uint8Array(await response.arrayBuffer());
-      const text = await response.text().catch(() => '');
+      const text = (await readText(response, ERROR_BODY_MAX, true).catch(() => '')) ?? '';
       // A refused link (expired, or a signature rotated early): once, sign it afresh and retry.
       if (refreshed || response.status >= 500 || response.status === 429) throw errorFromResponse(response.status, response.headers, text);
       generation = await this.get(id, { signal });
@@ -204,60 +234,132 @@ export class Generations {
     }
   }
 
-  /** Polls until `completed` or `failed` and resolves with that generation, whichever it is. */
+  /**
+   * Resolves with the generation once `completed` or `failed`, whichever it is: on its verified
+   * webhook published to `client.events` (by the app's receiver) or on a poll, whichever is first.
+   */
   async wait(id: string, options: WaitOptions = {}): Promise<Generation & ResponseMeta> {
-    return this.#poll(id, options, false);
+    try {
+      return await this.#poll(id, options, false);
+    } catch (error) {
+      throw attachSubmit(error, { generationId: typeof id === 'string' ? id : undefined });
+    }
   }
 
-  /** `create` then `wait`; a failed generation throws `GenerationFailedError`. */
-  async run(params: GenerateParams, options: RunOptions = {}): Promise<Generation & ResponseMeta> {
-    const { idempotencyKey, maxRetries, signal } = options;
+  /**
+   * `create` then `wait`; a failed generation throws `GenerationFailedError`. Every error
+   * carries the submit's `idempotencyKey`, and the `generationId` once the submit was accepted:
+   * resending with that key (or waiting on that id) never bills a second generation.
+   */
+  async run(params: TypedGenerateParams, options: RunOptions = {}): Promise<Generation & ResponseMeta> {
+    const { maxRetries, signal } = options;
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const submitted = await this.create(params, { idempotencyKey, maxRetries, signal });
-    const generation = await this.#poll(submitted.generation_id, options, true);
-    if (generation.status === 'failed') throw new GenerationFailedError(generation);
-    return generation;
+    try {
+      const generation = await this.#poll(submitted.generation_id, options, true);
+      if (generation.status === 'failed') throw new GenerationFailedError(generation);
+      return generation;
+    } catch (error) {
+      throw attachSubmit(error, { idempotencyKey, generationId: submitted.generation_id });
+    }
   }
 
+  /**
+   * Polls, and listens on `events` for the generation's terminal webhook: whichever comes
+   * first ends the wait. The subscription is made before the first read (an event published
+   * meanwhile is not missed) and removed on every exit: result, deadline, abort or error.
+   */
   async #poll(id: string, options: WaitOptions, justCreated: boolean): Promise<Generation & ResponseMeta> {
     const { signal, onUpdate } = options;
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
+    const listener = listenForTerminalEvent(this.#config.events, id);
     let lastStatus: string | undefined;
-    // Right after a submit the job is certainly pending: the first read waits one interval.
-    if (justCreated) await this.#pause(options, undefined, deadline, id);
-    for (;;) {
-      const generation = await this.get(id, { signal });
+    const seen = (generation: Generation & ResponseMeta) => {
       if (generation.status !== lastStatus) {
         lastStatus = generation.status;
         onUpdate?.(generation);
       }
-      if (isTerminal(generation)) return generation;
-      await this.#pause(options, generation.model, deadline, id);
+      return generation;
+    };
+    try {
+      // Right after a submit the job is certainly pending: the first read waits one interval.
+      if (justCreated) await this.#pause(options, undefined, deadline, id, listener);
+      for (;;) {
+        const event = listener.event;
+        if (event) return seen(await this.#afterEvent(id, event, signal));
+        const generation = seen(await this.get(id, { signal }));
+        if (isTerminal(generation)) return generation;
+        await this.#pause(options, generation.model, deadline, id, listener);
+      }
+    } finally {
+      listener.stop();
     }
   }
 
-  async #pause(options: WaitOptions, model: string | undefined, deadline: number, id: string): Promise<void> {
+  /**
+   * A verified webhook said the generation is terminal: one status read returns the full
+   * resource with freshly signed links. Should that read fail (or still show it running, a
+   * replica lagging behind the webhook), the resource is built from the signed event instead.
+   */
+  async #afterEvent(id: string, event: WebhookEvent, signal: AbortSignal | undefined): Promise<Generation & ResponseMeta> {
+    try {
+      const generation = await this.get(id, { signal, maxRetries: 0 });
+      if (isTerminal(generation)) return generation;
+    } catch (error) {
+      if (error instanceof AbortError) throw error;
+    }
+    const gate = this.#config.gate;
+    if (gate.enabled) await gate.settle(id).catch(() => {});
+    return withMeta(generationFromEvent(event.data), { requestId: undefined, rateLimitRemaining: undefined, creditsBalance: undefined });
+  }
+
+  /** One poll interval (capped by the deadline), cut short when the webhook is heard. */
+  async #pause(
+    options: WaitOptions,
+    model: string | undefined,
+    deadline: number,
+    id: string,
+    listener: TerminalEventListener,
+  ): Promise<void> {
+    if (listener.event) return;
     const interval = options.intervalMs ?? this.#intervalFor(model);
     const left = deadline - Date.now();
     if (left <= 0) {
       throw new TimeoutError(
-        `Generation ${id} did not reach a terminal state within ${options.timeoutMs ?? DEFAULT_WAIT_MS} ms; it may still complete: call wait() again or rely on the webhook.`,
+        `Generation ${id} not finished within ${options.timeoutMs ?? DEFAULT_WAIT_MS} ms; it may still finish: wait() again.`,
       );
     }
-    await sleep(Math.min(interval, left), options.signal);
+    // One controller ends the sleep for the caller's abort or the event; either way its timer is cleared.
+    const { signal } = options;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    try {
+      await Promise.race([sleep(Math.min(interval, left), stop.signal), listener.heard.then(() => stop.abort())]);
+    } catch (error) {
+      if (signal?.aborted || !listener.event) throw error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   #intervalFor(slug: string | undefined): number {
     const kind = slug === undefined ? undefined : this.#models.peek(slug)?.kind;
-    return kind === 'video' ? VIDEO_INTERVAL_MS : IMAGE_INTERVAL_MS;
+    return pollIntervalMs(kind);
+  }
+}
+
+/** Sent as a header: visible ASCII only (a newline would make fetch fail, and be retried as a network error). */
+function checkIdempotencyKey(key: unknown): void {
+  if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+    throw new ConfigurationError('idempotencyKey must be 1-255 visible ASCII characters.');
   }
 }
 
 function assertParams(params: GenerateParams): void {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new ConfigurationError('Generate params must be an object such as { model: "image-fast", prompt: "…" }.');
-  }
-  if (typeof params.model !== 'string' || params.model === '') {
-    throw new ConfigurationError('Generate params need `model`: a slug from client.models.list().');
+  if (typeof params !== 'object' || !params || typeof params.model !== 'string' || params.model === '') {
+    throw new ConfigurationError('Generate params must be an object with a `model` slug.');
   }
 }
 

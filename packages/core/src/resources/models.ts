@@ -1,6 +1,7 @@
+import { type ResponseMeta, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
-import { withMeta, type ResponseMeta } from '../http/response-meta';
 import type { Model, ModelList } from '../types';
+import { expectModelList } from './shape';
 
 const DEFAULT_TTL_MS = 5 * 60_000;
 
@@ -27,7 +28,12 @@ export class Models {
 
   /** Always asks the service, and refreshes the cache. The list is the account's own allowlist. */
   async list(options?: RequestOptions): Promise<ModelList & ResponseMeta> {
-    const { data, meta } = await this.#transport.request<ModelList>({ method: 'GET', path: '/api/v1/models', ...options });
+    const { data, meta } = await this.#transport.request<ModelList>({
+      ...options,
+      method: 'GET',
+      path: '/api/v1/models',
+      expect: expectModelList,
+    });
     this.#store(data);
     return withMeta(data, meta);
   }

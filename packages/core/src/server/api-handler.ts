@@ -1,27 +1,12 @@
 import type { MediaGenClient } from '../client';
 import type { GenerateParams, SubmitResponse } from '../types';
 import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { MemoryDedupeStore, type WebhookDedupeStore } from '../webhooks/dedupe';
+import { SUBMIT_FIELDS } from '../wire/params';
 import { errorResponse } from './error-reply';
 
 /** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
-export const DEFAULT_ALLOWED_PARAMS: readonly string[] = [
-  'model',
-  'prompt',
-  'negative_prompt',
-  'aspect_ratio',
-  'size',
-  'quality',
-  'resolution',
-  'duration',
-  'audio',
-  'input_image',
-  'input_video',
-  'input_audio',
-  'reference_images',
-  'seed',
-  'number_results',
-  'enhance',
-];
+export const DEFAULT_ALLOWED_PARAMS: readonly string[] = SUBMIT_FIELDS.filter((f) => f !== 'estimate');
 
 /** `Context` is whatever the adapter passes along with each request (Express's `req`, …). */
 export interface ApiHandlerOptions<Context = undefined> {
@@ -33,10 +18,23 @@ export interface ApiHandlerOptions<Context = undefined> {
   allowParams?: readonly string[];
   /** Largest submit body, in bytes. Default 100 KiB. */
   maxBodyBytes?: number;
-  /** Runs before a submit: authorise, rewrite or add params (return them), or throw to refuse. */
+  /**
+   * Runs before a submit: authorise, rewrite or add params (return them). To refuse, throw a
+   * `SubmitRefusedError` (a 4xx with your message); any other throw is a 500 with its message hidden.
+   */
   beforeSubmit?(params: GenerateParams, context: Context): GenerateParams | void | Promise<GenerateParams | void>;
-  /** Runs after a submit was accepted (record the generation); the 202 body is sent once it settles. */
+  /**
+   * Runs once per generation after a submit was accepted (record it); the 202 body is sent once
+   * it settles. An idempotent replay of the same submit (a double click, a retry with the same
+   * `Idempotency-Key`) returns the same generation without running it again. If it throws, the
+   * answer is 500 and a resend with the same key runs it again (nothing is billed twice).
+   */
   onSubmitted?(submitted: SubmitResponse, params: GenerateParams, context: Context): unknown;
+  /**
+   * Remembers which generations `onSubmitted` has recorded. Default: in memory, per handler;
+   * share one across instances (`RedisDedupeStore`) so a replay on another instance is known too.
+   */
+  submittedStore?: WebhookDedupeStore;
 }
 
 export interface ApiHandler<Context = undefined> {
@@ -51,6 +49,11 @@ export interface ApiHandler<Context = undefined> {
 
 type Route = 'submit' | 'status' | 'models' | 'credits';
 
+/** Long enough for any `onSubmitted`; a crashed one's claim lapses. */
+const SUBMITTED_LEASE_MS = 60_000;
+/** A replay comes within seconds (a double click) or minutes (a retry); a day covers both. */
+const SUBMITTED_TTL_MS = 24 * 3_600_000;
+
 /**
  * JSON routes for an app's own front end, framework-neutral (Web `Request` in, `Response` out):
  * the adapters mount them. SDK errors become the spec's status and error body.
@@ -60,6 +63,7 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
   const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
   const allowParams = new Set(options.allowParams ?? DEFAULT_ALLOWED_PARAMS);
   const maxBytes = options.maxBodyBytes ?? 100 * 1024;
+  const submittedStore = options.submittedStore ?? new MemoryDedupeStore();
 
   const routes: Record<Route, (request: Request, path: string, context: Context) => Promise<Response>> = {
     async submit(request, _path, context) {
@@ -77,11 +81,13 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
       // The browser's key, when it sends one, makes a double click bill once.
       const idempotencyKey = request.headers.get('idempotency-key') || undefined;
       const submitted = await client.generations.create(params, idempotencyKey ? { idempotencyKey } : {});
-      await options.onSubmitted?.(submitted, params, context);
+      if (options.onSubmitted) await recordOnce(submitted, params, context);
       return Response.json(submitted, { status: 202 });
     },
     async status(_request, path) {
-      const generation = await client.generations.get(decodeURIComponent(path.slice('/generations/'.length)));
+      const id = decodeSegment(path.slice('/generations/'.length));
+      if (id === undefined) return refuse(404, 'NOT_FOUND', 'No such generation.');
+      const generation = await client.generations.get(id);
       if (allowModels && !allowModels.has(generation.model)) return refuse(404, 'NOT_FOUND', 'No such generation.');
       return Response.json(generation);
     },
@@ -93,6 +99,19 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
       return Response.json(await client.credits.get());
     },
   };
+
+  /** `onSubmitted` once per generation id: a replay finds the claim and skips it. */
+  async function recordOnce(submitted: SubmitResponse, params: GenerateParams, context: Context): Promise<void> {
+    const key = `submitted:${submitted.generation_id}`;
+    if ((await submittedStore.claim(key, SUBMITTED_LEASE_MS)) !== 'claimed') return;
+    try {
+      await options.onSubmitted?.(submitted, params, context);
+    } catch (error) {
+      await submittedStore.release(key);
+      throw error;
+    }
+    await submittedStore.complete(key, SUBMITTED_TTL_MS);
+  }
 
   return {
     handles: (method, path) => route(method, path) !== undefined,
@@ -115,6 +134,15 @@ function route(method: string, path: string): Route | undefined {
   if (path === '/models') return 'models';
   if (path === '/credits') return 'credits';
   return undefined;
+}
+
+/** A percent-decoded path segment, or undefined when its encoding is broken (`%ZZ`). */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The body as a JSON object, or the 4xx that says why it is not one. */

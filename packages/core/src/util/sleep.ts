@@ -1,6 +1,12 @@
 import { AbortError } from '../errors';
 
-/** A timer that the caller's signal cancels, rejecting with `AbortError`. */
+/** The largest delay a timer takes; a longer one fires at once (Node: `TimeoutOverflowWarning`). */
+export const TIMER_MAX_MS = 2 ** 31 - 1;
+
+/**
+ * A timer that the caller's signal cancels, rejecting with `AbortError`. Capped at the longest
+ * delay a timer takes (about 24.8 days): past it, a timer fires at once instead.
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(new AbortError(undefined, signal.reason));
   return new Promise((resolve, reject) => {
@@ -8,10 +14,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(new AbortError(undefined, signal?.reason));
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, TIMER_MAX_MS),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

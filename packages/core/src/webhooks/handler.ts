@@ -1,8 +1,11 @@
+import { createHmac } from '../crypto/hmac';
 import { isMediaGenError } from '../errors';
+import type { GenerationEvents } from '../events/generation-events';
 import { HEADERS } from '../types';
-import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { readEnv } from '../util/env';
 import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
-import { verifyWebhook, type WebhookEvent } from './verify';
+import { verifyWebhookWith, type WebhookEvent } from './verify';
 
 export interface WebhookContext {
   request: Request;
@@ -13,130 +16,191 @@ export interface WebhookContext {
   acknowledge(): void;
 }
 
-export interface HandleWebhookOptions {
-  secrets: string | readonly string[];
-  /** The app's handler. Throwing answers 5xx, so the service retries the delivery. */
-  onEvent(event: WebhookEvent, context: WebhookContext): unknown;
-  /** De-duplication store; default one in-memory LRU per process; `false` turns it off. */
+export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookContext> {
+  /**
+   * The endpoint's signing secret, or several during a rotation. Default: `MEDIAGEN_WEBHOOK_SECRET`,
+   * comma-separated for several (read per delivery, so a rotated env value is picked up).
+   */
+  secrets?: string | readonly string[];
+  /** The app's handler, once per event. Throwing answers 5xx, so the service retries the delivery. */
+  onEvent(event: WebhookEvent, context: Context): unknown;
+  /**
+   * De-duplication store. Default: a `MemoryDedupeStore` owned by this handler, right for one
+   * instance; several instances share one (`RedisDedupeStore` from `@mediagen/redis`). `false` turns it off.
+   */
   dedupe?: WebhookDedupeStore | false;
   /** How long a handled event is remembered. Default 24 h. */
   dedupeTtlMs?: number;
-  /** When to answer if the handler is still running (the service waits 5 s). Default 4 000 ms. */
+  /** When to answer if the body or the handler is still running (the service waits 5 s). Default 4 000 ms. */
   deadlineMs?: number;
   /** Largest body read. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** Where verified events are published, so `wait()` resolves on them: usually `client.events`. */
+  events?: Pick<GenerationEvents, 'publish'>;
+  /**
+   * Keeps work alive after the answer on runtimes that stop at the response (Next's `after`,
+   * a Worker's `ctx.waitUntil`): the handler's outcome and the event publish are handed to it.
+   */
+  waitUntil?(promise: Promise<unknown>): void;
   /** Observes failures (bad signatures, handler errors, late errors after the answer). */
   onError?(error: unknown, event?: WebhookEvent): void;
+  /** Adds the adapter's own fields (its framework request) to the context `onEvent` gets. */
+  context?(base: WebhookContext): Context;
 }
+
+/** A webhook receiver: a Web `Request` in, the answer the service's retry rules expect out. */
+export type WebhookHandler = (request: Request) => Promise<Response>;
 
 /** A claim outlives any sane handler, and lapses if the process holding it dies. */
 const LEASE_MS = 5 * 60_000;
 const POLL_MS = 100;
-let sharedStore: MemoryDedupeStore | undefined;
-/** Handlers running in this process, so a concurrent duplicate can wait on the original. */
-const running = new Map<string, Promise<unknown>>();
 
 /**
- * The framework-neutral receiver the adapters wrap: reads the raw body, verifies it,
- * de-duplicates on `generation_id` + event type and calls `onEvent`. Status codes follow the
- * service's retry rules: 4xx (terminal) for what a retry cannot fix, 5xx (retried) when the
- * handler failed or did not finish by the deadline, 200 on success or for a duplicate.
+ * The framework-neutral receiver the adapters mount: reads the raw body (bounded in size and
+ * time), verifies it, de-duplicates on `generation_id` + event type (both from the signed
+ * body) and calls `onEvent`. Status codes follow the service's retry rules: 4xx (terminal) for
+ * what a retry cannot fix, 5xx (retried) when the handler failed or did not finish by the
+ * deadline, 200 on success or for a duplicate. Each handler owns its de-duplication state.
  */
-export async function handleWebhook(request: Request, options: HandleWebhookOptions): Promise<Response> {
-  const deadline = Date.now() + (options.deadlineMs ?? 4_000);
-  if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED');
-  // The service always sends JSON; anything else is not a delivery, and a retry won't change that.
-  if (!isJsonContentType(request.headers.get('content-type'))) {
-    return reply(415, 'WEBHOOK_CONTENT_TYPE');
-  }
-  let body: Uint8Array;
-  try {
-    body = await readBody(request, options.maxBodyBytes ?? 1_048_576);
-  } catch (error) {
-    return error === BODY_TOO_LARGE ? reply(413, 'WEBHOOK_BODY_TOO_LARGE') : reply(400, 'WEBHOOK_BODY_UNREADABLE');
-  }
-  let event: WebhookEvent;
-  try {
-    const headers = request.headers;
-    event = await verifyWebhook({
-      body,
-      signature: headers.get(HEADERS.signature),
-      secrets: options.secrets,
-      event: headers.get(HEADERS.event),
-      deliveryId: headers.get(HEADERS.deliveryId),
-    });
-  } catch (error) {
-    report(options, error);
-    const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
-    // A missing secret or crypto is the receiver's fault: 5xx keeps the delivery alive.
-    const status =
-      code === 'WEBHOOK_SECRET_MISSING' || code === 'WEBHOOK_CRYPTO_UNAVAILABLE' ? 500 : code === 'WEBHOOK_PAYLOAD_INVALID' ? 400 : 401;
-    return reply(status, code);
+export function createWebhookHandler<Context extends WebhookContext = WebhookContext>(
+  options: WebhookHandlerOptions<Context>,
+): WebhookHandler {
+  const store = options.dedupe === false ? undefined : (options.dedupe ?? new MemoryDedupeStore());
+  /** Handlers running in this receiver, so a concurrent duplicate can wait on the original. */
+  const running = new Map<string, Promise<boolean>>();
+  const deadlineMs = options.deadlineMs ?? 4_000;
+  const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
+  const ttlMs = options.dedupeTtlMs ?? 24 * 3_600_000;
+  const hmac = createHmac();
+  const report = (error: unknown, event?: WebhookEvent) => {
+    try {
+      options.onError?.(error, event);
+    } catch {
+      // An observer's own failure must not change the answer.
+    }
+  };
+  const keepAlive = (promise: Promise<unknown>) => {
+    try {
+      options.waitUntil?.(promise);
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  async function dispatch(request: Request, event: WebhookEvent, deadline: number, key?: string): Promise<Response> {
+    let handedOver = false;
+    let onAck!: () => void;
+    const acknowledged = new Promise<void>((resolve) => (onAck = resolve));
+    const markSeen = async () => {
+      if (store && key) await store.complete(key, ttlMs);
+    };
+    const base: WebhookContext = {
+      request,
+      acknowledge: () => {
+        handedOver = true;
+        onAck();
+      },
+    };
+    const context = options.context ? options.context(base) : (base as Context);
+    // The outcome of the handler itself, whenever it comes: success marks the event seen, a
+    // failure releases the claim (unless already handed over) so the retry runs it again.
+    const outcome = (async () => options.onEvent(event, context))().then(
+      async () => {
+        if (!handedOver) await markSeen().catch((error: unknown) => report(error, event));
+        return true;
+      },
+      async (error: unknown) => {
+        report(error, event);
+        if (!handedOver && store && key) await Promise.resolve(store.release(key)).catch((e: unknown) => report(e, event));
+        return false;
+      },
+    );
+    keepAlive(outcome);
+    if (key) {
+      running.set(key, outcome);
+      void outcome.finally(() => running.get(key) === outcome && running.delete(key));
+    }
+    // The 2xx for an acknowledged event goes out only once the claim is stored as seen.
+    const answer = await within(Promise.race([outcome, acknowledged.then(markSeen).then(() => true)]), deadline - Date.now());
+    // 5xx on failure or timeout: the service retries, and the retry finds the outcome.
+    return answer === true ? reply(200) : answer === false ? reply(500, 'WEBHOOK_HANDLER_FAILED') : reply(503, 'WEBHOOK_HANDLER_TIMEOUT');
   }
 
-  const store = options.dedupe === false ? undefined : (options.dedupe ?? (sharedStore ??= new MemoryDedupeStore()));
-  const id = event.data.generation_id;
-  if (!store || typeof id !== 'string' || id === '') return dispatch(request, options, event, deadline);
-  const key = `${id}:${event.type}`;
-  try {
-    for (;;) {
-      const claim = await store.claim(key, LEASE_MS);
-      if (claim === 'claimed') return await dispatch(request, options, event, deadline, store, key);
-      if (claim === 'seen') return reply(200, 'DUPLICATE');
-      // Another delivery of the same event is running: wait for it, then ask again.
-      const left = deadline - Date.now();
-      if (left <= 0) return reply(503, 'WEBHOOK_IN_PROGRESS');
-      const other = running.get(key);
-      await within(other ?? new Promise(() => {}), other ? left : Math.min(left, POLL_MS));
+  return async function handleWebhook(request: Request): Promise<Response> {
+    const deadline = Date.now() + deadlineMs;
+    if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED');
+    // The service always sends JSON; anything else is not a delivery, and a retry won't change that.
+    if (!isJsonContentType(request.headers.get('content-type'))) return reply(415, 'WEBHOOK_CONTENT_TYPE');
+    let body: Uint8Array;
+    try {
+      // The deadline covers the body too: a sender that never finishes gets an answer in time.
+      body = await readBody(request, maxBodyBytes, deadline);
+    } catch (error) {
+      if (error === BODY_TOO_LARGE) return reply(413, 'WEBHOOK_BODY_TOO_LARGE');
+      return error === BODY_TIMEOUT ? reply(408, 'WEBHOOK_BODY_TIMEOUT') : reply(400, 'WEBHOOK_BODY_UNREADABLE');
     }
-  } catch (error) {
-    report(options, error, event);
-    return reply(500, 'WEBHOOK_DEDUPE_FAILED');
-  }
+    let event: WebhookEvent;
+    try {
+      const headers = request.headers;
+      event = await verifyWebhookWith(hmac, {
+        body,
+        signature: headers.get(HEADERS.signature),
+        secrets: options.secrets ?? secretsFromEnv(),
+        event: headers.get(HEADERS.event),
+        deliveryId: headers.get(HEADERS.deliveryId),
+      });
+    } catch (error) {
+      report(error);
+      const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
+      // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
+      if (code === 'WEBHOOK_EVENT_UNSUPPORTED') return Response.json({ received: true, ignored: true });
+      return reply(statusFor(code), code, isMediaGenError(error) ? error.message : undefined);
+    }
+
+    // Waiters learn of the result at once, whether or not this delivery is a duplicate.
+    if (options.events) {
+      const published = Promise.resolve()
+        .then(() => options.events?.publish(event))
+        .catch((error: unknown) => report(error, event));
+      keepAlive(published);
+    }
+
+    if (!store) return dispatch(request, event, deadline);
+    const key = `${event.data.generation_id}:${event.type}`;
+    try {
+      for (;;) {
+        const claim = await store.claim(key, LEASE_MS);
+        if (claim === 'claimed') return await dispatch(request, event, deadline, key);
+        if (claim === 'seen') return reply(200, 'DUPLICATE');
+        // Another delivery of the same event is running: wait for it, then ask again.
+        const left = deadline - Date.now();
+        if (left <= 0) return reply(503, 'WEBHOOK_IN_PROGRESS');
+        const other = running.get(key);
+        await within(other ?? new Promise(() => {}), other ? left : Math.min(left, POLL_MS));
+      }
+    } catch (error) {
+      report(error, event);
+      return reply(500, 'WEBHOOK_DEDUPE_FAILED');
+    }
+  };
 }
 
-async function dispatch(
-  request: Request,
-  options: HandleWebhookOptions,
-  event: WebhookEvent,
-  deadline: number,
-  store?: WebhookDedupeStore,
-  key?: string,
-): Promise<Response> {
-  const ttl = options.dedupeTtlMs ?? 24 * 3_600_000;
-  let handedOver = false;
-  let onAck!: () => void;
-  const acknowledged = new Promise<void>((resolve) => (onAck = resolve));
-  const markSeen = async () => {
-    if (store && key) await store.complete(key, ttl);
-  };
-  const context: WebhookContext = {
-    request,
-    acknowledge: () => {
-      handedOver = true;
-      onAck();
-    },
-  };
-  // The outcome of the handler itself, whenever it comes: success marks the event seen, a
-  // failure releases the claim (unless already handed over) so the retry runs it again.
-  const outcome = (async () => options.onEvent(event, context))().then(
-    async () => {
-      if (!handedOver) await markSeen().catch((error: unknown) => report(options, error, event));
-      return true;
-    },
-    async (error: unknown) => {
-      report(options, error, event);
-      if (!handedOver && store && key) await Promise.resolve(store.release(key)).catch((e: unknown) => report(options, e, event));
-      return false;
-    },
-  );
-  if (key) {
-    running.set(key, outcome);
-    void outcome.finally(() => running.get(key) === outcome && running.delete(key));
-  }
-  const answer = await within(Promise.race([outcome, acknowledged.then(markSeen).then(() => true)]), deadline - Date.now());
-  // 5xx on failure or timeout: the service retries, and the retry finds the outcome.
-  return answer === true ? reply(200) : answer === false ? reply(500, 'WEBHOOK_HANDLER_FAILED') : reply(503, 'WEBHOOK_HANDLER_TIMEOUT');
+/** `MEDIAGEN_WEBHOOK_SECRET`, one secret or several comma-separated (a rotation, several endpoints). */
+function secretsFromEnv(): string[] {
+  return (readEnv('MEDIAGEN_WEBHOOK_SECRET') ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter(Boolean);
+}
+
+/**
+ * A missing secret or crypto is the receiver's own fault: 5xx keeps the delivery alive until
+ * it is fixed. A body that is not a valid event is 400, a bad signature 401 (both terminal).
+ */
+function statusFor(code: string): number {
+  if (code === 'WEBHOOK_SECRET_MISSING' || code === 'WEBHOOK_CRYPTO_UNAVAILABLE') return 500;
+  if (code === 'WEBHOOK_PAYLOAD_INVALID' || code === 'WEBHOOK_EVENT_MISMATCH') return 400;
+  return 401;
 }
 
 /** `promise`'s value, or `undefined` if `ms` pass first. Never leaves a timer behind. */
@@ -149,15 +213,22 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-function reply(status: number, code?: string): Response {
-  const body = status > 299 ? { error: code } : code ? { received: true, duplicate: true } : { received: true };
-  return Response.json(body, { status });
-}
+/** What each refusal means, for the person reading the delivery log. */
+const REFUSALS: Record<string, [message: string, next: string]> = {
+  METHOD_NOT_ALLOWED: ['Webhook deliveries are POST requests.', 'Send a POST.'],
+  WEBHOOK_CONTENT_TYPE: ['Webhook deliveries are application/json.', 'Send the body as application/json.'],
+  WEBHOOK_BODY_TOO_LARGE: ['The body is larger than this receiver accepts.', 'Raise the receiver body limit if this is a real delivery.'],
+  WEBHOOK_BODY_TIMEOUT: ['The body did not arrive before the deadline.', 'Send the whole body at once.'],
+  WEBHOOK_BODY_UNREADABLE: ['The body could not be read.', 'Send the delivery again.'],
+  WEBHOOK_HANDLER_FAILED: ["The app's handler failed.", 'The service retries the delivery.'],
+  WEBHOOK_HANDLER_TIMEOUT: ["The app's handler did not finish in time.", 'The service retries the delivery.'],
+  WEBHOOK_IN_PROGRESS: ['The same event is being handled by another delivery.', 'The service retries the delivery.'],
+  WEBHOOK_DEDUPE_FAILED: ['The de-duplication store failed.', 'Check the store; the service retries the delivery.'],
+};
 
-function report(options: HandleWebhookOptions, error: unknown, event?: WebhookEvent): void {
-  try {
-    options.onError?.(error, event);
-  } catch {
-    // An observer's own failure must not change the answer.
-  }
+/** 2xx bodies say whether the event ran; error bodies have the contract's shape (`error`, `message`, `next`, `request_id`). */
+function reply(status: number, code?: string, message?: string): Response {
+  if (status < 300) return Response.json(code ? { received: true, duplicate: true } : { received: true }, { status });
+  const [text, next] = REFUSALS[code ?? ''] ?? ['The delivery was refused.', 'Check the signing secret and the raw body.'];
+  return Response.json({ error: code, message: message ?? text, next, request_id: null }, { status });
 }

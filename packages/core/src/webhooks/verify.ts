@@ -1,41 +1,60 @@
-import { digestsEqual, hmacSha256, toHex } from '../crypto/hmac';
+import { createHmac, encoder, type Hmac, toHex } from '../crypto/hmac';
 import { WebhookVerificationError } from '../errors';
-import type { WebhookEventType, WebhookPayload } from '../types';
-import { RAW_BODY_HELP, isParsedBody } from './raw-body';
+import type { CompletedWebhookPayload, FailedWebhookPayload, WebhookPayload } from '../types';
+import { isParsedBody, RAW_BODY_HELP } from './raw-body';
+
+/** A header as frameworks hand it over: Web `Headers.get` gives `string | null`, Node `string | string[] | undefined`. */
+export type HeaderValue = string | readonly string[] | null | undefined;
 
 export interface VerifyWebhookInput {
   /** The raw request body, exactly as received. A parsed object is refused. */
   body: string | Uint8Array | ArrayBuffer;
   /** The `X-Service-Signature` header: `sha256=<lowercase hex>`. */
-  signature: string | null | undefined;
+  signature: HeaderValue;
   /** The endpoint's signing secret, or several (more endpoints, or a rotation in progress). */
   secrets: string | readonly string[];
-  /** The `X-Service-Event` header, when the framework gives it. */
-  event?: string | null | undefined;
+  /**
+   * The `X-Service-Event` header, when the framework gives it. Not signed, so never trusted:
+   * the type comes from the signed body, and a header that contradicts it is refused.
+   */
+  event?: HeaderValue;
   /** The `X-Service-Delivery-Id` header (a new one on every attempt). */
-  deliveryId?: string | null | undefined;
+  deliveryId?: HeaderValue;
 }
 
-/**
- * A verified delivery. `type` is `generation.completed` or `generation.failed` today; the
- * spec says more types may come, so an unknown type is returned as is, never rejected.
- */
-export interface WebhookEvent<T extends string = WebhookEventType | (string & {})> {
-  type: T;
+interface WebhookEventBase {
   /** Unique per attempt: for logs, not for de-duplication (use `data.generation_id`). */
   deliveryId: string | undefined;
-  data: WebhookPayload;
 }
 
+/** A generation reached `completed`: `data.output_url` is set. */
+export interface GenerationCompletedEvent extends WebhookEventBase {
+  type: 'generation.completed';
+  data: CompletedWebhookPayload;
+}
+
+/** A generation reached `failed`: `data.error_code`, `error_message` and `retryable` are set. */
+export interface GenerationFailedEvent extends WebhookEventBase {
+  type: 'generation.failed';
+  data: FailedWebhookPayload;
+}
+
+/** A verified delivery, typed from its signed body: narrow on `type`. */
+export type WebhookEvent = GenerationCompletedEvent | GenerationFailedEvent;
+
 const SIGNATURE = /^\s*sha256=([0-9a-f]{64})\s*$/i;
-const encoder = new TextEncoder();
 
 /**
  * Checks the HMAC-SHA256 of the raw body against every secret (each compared in constant
  * time, all of them always tried) and returns the typed event. Throws only
  * `WebhookVerificationError`, whatever the input.
  */
-export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
+export function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
+  return verifyWebhookWith(createHmac(), input);
+}
+
+/** `verifyWebhook` on a given HMAC (a receiver keeps one, with its key cache, for its life). */
+export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): Promise<WebhookEvent> {
   const { body, signature, secrets, event, deliveryId } = input ?? ({} as VerifyWebhookInput);
   const list = (typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? secrets : []).filter(
     (s): s is string => typeof s === 'string' && s !== '',
@@ -44,35 +63,76 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
     throw new WebhookVerificationError('No webhook secret configured.', 'WEBHOOK_SECRET_MISSING');
   }
   const bytes = rawBytes(body);
-  const match = typeof signature === 'string' ? SIGNATURE.exec(signature) : null;
+  const signatureHeader = single(signature);
+  const match = signatureHeader === undefined ? null : SIGNATURE.exec(signatureHeader);
   if (!match) {
     throw new WebhookVerificationError(
-      signature ? 'Malformed signature header.' : 'Missing signature header.',
-      signature ? 'WEBHOOK_SIGNATURE_INVALID' : 'WEBHOOK_SIGNATURE_MISSING',
+      signatureHeader ? 'Malformed signature header.' : 'Missing signature header.',
+      signatureHeader ? 'WEBHOOK_SIGNATURE_INVALID' : 'WEBHOOK_SIGNATURE_MISSING',
     );
   }
   const expected = fromHex(match[1]!.toLowerCase());
   let valid = false;
   for (const secret of list) {
     // No early exit: every secret is tried, so timing says nothing about which one matched.
-    const ok = digestsEqual(await hmacSha256(secret, bytes).catch(fail), expected);
+    const ok = hmac.equal(await hmac.sign(secret, bytes).catch(fail), expected);
     valid = ok || valid;
   }
   if (!valid) {
     throw new WebhookVerificationError('The signature matches no configured secret.');
   }
-  let data: WebhookPayload | undefined;
+  let data: unknown;
   try {
-    data = JSON.parse(new TextDecoder().decode(bytes)) as WebhookPayload;
+    data = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     // Reported below, like any other non-object.
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new WebhookVerificationError('Body is not a JSON object.', 'WEBHOOK_PAYLOAD_INVALID');
+  const payload = checkPayload(data);
+  const type = `generation.${payload.status}` as const;
+  // The header is not signed: it may only repeat what the signed body says.
+  const eventHeader = single(event)?.trim();
+  if (eventHeader && eventHeader !== type) {
+    throw new WebhookVerificationError(`X-Service-Event contradicts the signed body (${type}).`, 'WEBHOOK_EVENT_MISMATCH');
   }
-  const header = typeof event === 'string' ? event.trim() : '';
-  const type = header || (typeof data.status === 'string' ? `generation.${data.status}` : 'unknown');
-  return { type, deliveryId: typeof deliveryId === 'string' && deliveryId ? deliveryId : undefined, data };
+  const id = single(deliveryId);
+  return { type, deliveryId: id ? id : undefined, data: payload } as WebhookEvent;
+}
+
+/**
+ * The signed body as a payload the event types can promise: a generation id and a terminal
+ * status always; a link on completed; the error fields on failed. Unknown fields are kept.
+ */
+function checkPayload(data: unknown): WebhookPayload {
+  const body = (typeof data === 'object' && !Array.isArray(data) && data) || {};
+  const { status, generation_id: id, output_url: url, error_code: code } = body as Record<string, unknown>;
+  const invalid = (what: string) => new WebhookVerificationError(`Not an event: ${what}`, 'WEBHOOK_PAYLOAD_INVALID');
+  if (body !== data) throw invalid('not a JSON object');
+  if (typeof id !== 'string' || !id) throw invalid('no generation_id');
+  if (status === 'completed') {
+    if (typeof url !== 'string') throw invalid('no output_url');
+    const urls = (body as { output_urls?: unknown }).output_urls;
+    return { ...body, output_urls: Array.isArray(urls) ? urls : [url] } as CompletedWebhookPayload;
+  }
+  if (status === 'failed') {
+    // An earlier form may leave the message or the flag out; the code is what handlers branch on.
+    if (typeof code !== 'string') throw invalid('no error_code');
+    const { error_message: message, retryable } = body as Record<string, unknown>;
+    return {
+      ...body,
+      output_url: null,
+      output_urls: null,
+      error_message: typeof message === 'string' ? message : '',
+      retryable: retryable === true,
+    } as FailedWebhookPayload;
+  }
+  // The contract allows new event types within v1: not an attack, just not ours to handle.
+  throw new WebhookVerificationError(`Unsupported event: ${String(status).slice(0, 32)}`, 'WEBHOOK_EVENT_UNSUPPORTED');
+}
+
+/** One header value; a repeated header (Node gives an array) counts as its first value. */
+function single(value: HeaderValue): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
 }
 
 /** `sha256=<hex>` of `body` under `secret`: what the service sends; for tests and the emulator. */
@@ -80,14 +140,19 @@ export async function signWebhook(body: string | Uint8Array | ArrayBuffer, secre
   if (typeof secret !== 'string' || secret === '') {
     throw new WebhookVerificationError('signWebhook needs a non-empty secret.', 'WEBHOOK_SECRET_MISSING');
   }
-  return `sha256=${toHex(await hmacSha256(secret, rawBytes(body)).catch(fail))}`;
+  return `sha256=${toHex(await createHmac().sign(secret, rawBytes(body)).catch(fail))}`;
 }
 
 function rawBytes(body: unknown): Uint8Array {
   if (typeof body === 'string') return encoder.encode(body);
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  // Uint8Array, Node's Buffer, or any other view: the bytes it covers, not its whole buffer.
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  try {
+    if (body instanceof ArrayBuffer) return new Uint8Array(body);
+    // Uint8Array, Node's Buffer, or any other view: the bytes it covers, not its whole buffer.
+    if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  } catch {
+    // A detached (transferred) buffer has no bytes left to verify.
+    throw new WebhookVerificationError('Detached body buffer.', 'WEBHOOK_BODY_MISSING');
+  }
   throw new WebhookVerificationError(RAW_BODY_HELP, isParsedBody(body) ? 'WEBHOOK_BODY_PARSED' : 'WEBHOOK_BODY_MISSING');
 }
 

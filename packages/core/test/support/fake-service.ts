@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Model, RateLimitInfo } from '../../src/types';
+import { outputLinkPath } from '../../src/wire/links';
 import { startScriptedServer } from './scripted-server';
 
 interface Gen {
@@ -82,7 +83,12 @@ export async function startFakeService(init: { models: Model[]; rateLimit?: Rate
       if (!gen) return send(res, 404, { error: 'NOT_FOUND', message: 'no', next: 'check' });
       const exp = Math.floor(Date.now() / 1000) + state.linkTtlSec;
       const urls =
-        gen.status === 'completed' ? [0, 1].map((i) => `${base}/api/v1/output/${gen.id}/${exp}/sig${state.seq}/${i}/out-${i}.png`) : null;
+        gen.status === 'completed'
+          ? [0, 1].map(
+              (i) =>
+                `${base}${outputLinkPath({ generationId: gen.id, expiry: exp, signature: `sig${state.seq}`, index: i, filename: `out-${i}.png` })}`,
+            )
+          : null;
       return send(res, 200, {
         generation_id: gen.id,
         status: gen.status,

@@ -1,131 +1,61 @@
 import type { Model } from '../../src/types';
+import catalog from './catalog.json';
 
-/** Model entries shaped like the service's list (current and earlier spec forms). */
-const base = { creator: 'Test', description: '', modes: [], credits_band: { min: 1, max: 1, flat: true }, example_request: { model: 'x' } };
+/**
+ * Model entries for core's tests. The catalog models come from `catalog.json`, which the
+ * emulator writes from its catalog and checks on every run (`packages/emulator/test/
+ * core-fixtures.test.ts`), so they cannot drift from what the emulator lists. The variants
+ * below the catalog are the list forms the catalog does not show (earlier spec forms, an
+ * uppercase resolution list, a required key, custom sizes, an unknown spec type); each is
+ * built from a catalog entry plus the one difference it exists to test.
+ */
+const CATALOG = catalog as unknown as Model[];
 
-export const imageFast = {
-  ...base,
-  slug: 'image-fast',
-  name: 'Image Fast',
-  category: 'image',
-  kind: 'image',
-  params: {
-    prompt: { type: 'string', required: true },
-    aspect_ratio: { type: 'enum', required: false, values: ['1:1', '16:9', '9:16'], default: '1:1' },
-    number_results: { type: 'number', required: false, max: 4, default: 1 },
-    seed: { type: 'number', required: false },
-  },
-  prompt_max_chars: 2000,
-  credits_from: 4,
-  enhance_supported: true,
-} as Model;
+const bySlug = (slug: string): Model => {
+  const model = CATALOG.find((m) => m.slug === slug);
+  if (!model) throw new Error(`catalog.json has no ${slug}; run pnpm --filter @mediagen/emulator fixtures`);
+  return structuredClone(model);
+};
 
-export const imagePro = {
-  ...base,
-  slug: 'image-pro',
-  name: 'Image Pro',
-  category: 'image',
-  kind: 'image',
-  params: {
-    prompt: { type: 'string', required: true },
-    size: {
-      type: 'enum',
-      required: false,
-      values: ['1024x1024', '1536x1024', '2048x2048', '4096x4096'],
-      presets_only: true,
-      options: [{ size: '1024x1024', tag: '1k' }],
-      values_by_quality: {
-        standard: ['1024x1024', '1536x1024'],
-        high: ['1024x1024', '1536x1024', '2048x2048'],
-        ultra: ['1024x1024', '1536x1024', '2048x2048', '4096x4096'],
-      },
-      default: '1024x1024',
-    },
-    quality: { type: 'enum', required: false, values: ['standard', 'high', 'ultra'], default: 'standard' },
-    resolution: { type: 'enum', required: false, values: ['1k', '2k', '4k'], default: '1k' },
-    reference_images: { type: 'string[]', required: false, min: 0, max: 2 },
-    number_results: { type: 'number', required: false, max: 4, default: 1 },
-    seed: { type: 'number', required: false },
-  },
-  prompt_max_chars: 2000,
-  credits_from: 10,
-  credits_by_quality: { standard: 10, high: 20, ultra: 40 },
-  credits_by_references: { '0': 0, '1': 3, '2': 6 },
-  enhance_supported: false,
-} as Model;
-
-export const videoStandard = {
-  ...base,
-  slug: 'video-standard',
-  name: 'Video Standard',
-  category: 'video',
-  kind: 'video',
-  params: {
-    prompt: { type: 'string', required: true },
-    aspect_ratio: { type: 'enum', required: false, values: ['16:9', '9:16', '1:1', '21:9 1080p'], default: '16:9' },
-    resolution: { type: 'enum', required: false, values: ['720p', '1080p'], default: '720p' },
-    duration: { type: 'enum', required: false, values: [5, 10], default: 5 },
-    audio: { type: 'boolean', required: false, default: true },
-    number_results: { type: 'number', required: false, max: 1, default: 1 },
-    seed: { type: 'number', required: false },
-  },
-  prompt_max_chars: 1500,
-  credits_from: 50,
-  enhance_supported: true,
-} as Model;
-
-export const audioVoice = {
-  ...base,
-  slug: 'audio-voice',
-  name: 'Audio Voice',
-  category: 'audio',
-  kind: 'audio',
-  params: {
-    prompt: { type: 'string', required: true },
-    duration: { type: 'number', required: false, min: 2, max: 30, default: 10 },
-  },
-  prompt_max_chars: 1000,
-  enhance_supported: false,
-} as Model;
-
-export const imageUpscale = {
-  ...base,
-  slug: 'image-upscale',
-  name: 'Image Upscale',
-  category: 'utility',
-  kind: 'image',
-  params: { resolution: { type: 'enum', required: true, values: ['2K', '4K'] } },
-  enhance_supported: false,
-} as Model;
-
+export const imageFast = bySlug('image-fast');
+export const imagePro = bySlug('image-pro');
+export const videoStandard = bySlug('video-standard');
+export const videoEdit = bySlug('video-edit');
+export const audioVoice = bySlug('audio-voice');
+export const textWriter = bySlug('text-writer');
+export const imageUpscale = bySlug('image-upscale');
 /** The earlier form of the list: `integer` with min/max/default, `string` with `max_length`. */
-export const legacyImage = {
-  ...base,
-  slug: 'legacy-image',
-  name: 'Legacy Image',
-  category: 'image',
-  kind: 'image',
-  params: {
-    prompt: { type: 'string', required: true, max_length: 100 },
-    number_results: { type: 'integer', required: false, min: 1, max: 2, default: 1 },
-    seed: { type: 'integer', required: false, min: 0, max: 4294967295 },
-  },
-  enhance_supported: false,
+export const legacyImage = bySlug('legacy-image');
+export const mesh3d = bySlug('mesh-3d');
+
+/** Every model of the catalog, in its order. */
+export const CATALOG_MODELS: readonly Model[] = CATALOG.map((m) => structuredClone(m));
+
+/** Variant: a resolution list in uppercase (`2K`, `4K`), and the key required. */
+export const upscaleRequiredUpper = {
+  ...bySlug('image-upscale'),
+  slug: 'image-upscale-upper',
+  params: { resolution: { type: 'enum', required: true, values: ['2K', '4K'] } },
 } as Model;
 
+/** Variant: an entry whose pricing lookup failed (no `credits_from`). */
+export const audioVoiceUnpriced = (() => {
+  const { credits_from: _, ...rest } = bySlug('audio-voice');
+  return rest as Model;
+})();
+
+/** Variant: custom sizes (`presets_only: false`), required reference images, a spec type from a later list. */
 export const customSize = {
-  ...base,
+  ...bySlug('image-pro'),
   slug: 'image-custom',
-  name: 'Image Custom',
-  category: 'image',
-  kind: 'image',
   params: {
     prompt: { type: 'string', required: false },
     size: { type: 'enum', required: false, values: ['1024x1024'], presets_only: false },
     reference_images: { type: 'string[]', required: true, min: 1, max: 5 },
     style: { type: 'palette', required: false },
   },
-  enhance_supported: false,
+  credits_by_quality: undefined,
+  credits_by_references: undefined,
 } as unknown as Model;
 
-export const ALL_MODELS = [imageFast, imagePro, videoStandard, audioVoice, imageUpscale, legacyImage, customSize];
+export const ALL_MODELS = [...CATALOG_MODELS, upscaleRequiredUpper, customSize];

@@ -1,25 +1,34 @@
-import type { IncomingMessage } from 'node:http';
-import type { Request as ExpressRequest } from 'express';
+import type { NodeRequestLike } from './types';
 
 /** Headers that describe the connection, not the message. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
+export interface ToWebRequestOptions {
+  /** Bytes already captured (`req.rawBody`, `express.raw()`); default: stream the unread request. */
+  body?: Uint8Array | string | undefined;
+}
+
 /**
- * The Express request as a Web `Request`: same method, URL and headers, and as body either
- * the bytes a body parser already left (`express.raw()`, `express.text()`, `req.rawBody`) or
- * the unread request stream itself.
+ * A Node request as a Web `Request`: same method, URL and headers, and as body either bytes a
+ * parser already kept or the unread request stream itself (with backpressure).
  */
-export function toWebRequest(req: ExpressRequest, body: Uint8Array | string | undefined): Request {
+export function toWebRequest(req: NodeRequestLike, options: ToWebRequestOptions = {}): Request {
+  const { body } = options;
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     // With bytes in hand their own length is the truth, not the header's.
     if (body !== undefined && name === 'content-length') continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    try {
+      headers.set(name, Array.isArray(value) ? value.join(', ') : (value as string));
+    } catch {
+      // A header value Node accepted but the Fetch API refuses: not one this layer reads.
+    }
   }
-  const bodiless = req.method === 'GET' || req.method === 'HEAD';
+  const method = (req.method ?? 'GET').toUpperCase();
+  const bodiless = method === 'GET' || method === 'HEAD';
   return new Request(urlOf(req), {
-    method: req.method,
+    method,
     headers,
     body: bodiless ? undefined : (body ?? streamOf(req)),
     // Node's fetch needs this for a streamed body.
@@ -28,12 +37,18 @@ export function toWebRequest(req: ExpressRequest, body: Uint8Array | string | un
 }
 
 /** The request's absolute URL; a Host header that makes no URL falls back to localhost. */
-function urlOf(req: ExpressRequest): string {
-  const path = req.originalUrl ?? req.url;
+function urlOf(req: NodeRequestLike): string {
+  const path = req.originalUrl ?? req.url ?? '/';
+  const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http');
+  const host = req.headers.host;
   try {
-    return new URL(path, `${req.protocol}://${req.get('host') ?? 'localhost'}`).href;
+    return new URL(path, `${protocol}://${typeof host === 'string' && host ? host : 'localhost'}`).href;
   } catch {
-    return new URL(path, 'http://localhost').href;
+    try {
+      return new URL(path, 'http://localhost').href;
+    } catch {
+      return 'http://localhost/';
+    }
   }
 }
 
@@ -42,11 +57,11 @@ function urlOf(req: ExpressRequest): string {
  * over the limit) makes the rest drain rather than destroying the socket, so the answer
  * (413) still reaches the sender.
  */
-function streamOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+function streamOf(req: NodeRequestLike): ReadableStream<Uint8Array> {
   let open = true;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      req.on('data', (chunk: Buffer) => {
+      req.on('data', (chunk: Uint8Array) => {
         if (!open) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 1) <= 0) req.pause();

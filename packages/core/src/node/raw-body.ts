@@ -1,22 +1,21 @@
-import { isRawBody } from '@mediagen/core';
-import type { Request as ExpressRequest } from 'express';
+import { isRawBody } from '../webhooks/raw-body';
+import type { NodeRequestLike } from './types';
 
 export type BodySource =
-  /** A body parser kept the exact bytes (`express.raw()`, `express.text()`, or `req.rawBody`). */
+  /** A parser kept the exact bytes (`express.raw()`, `express.text()`, `req.rawBody`). */
   | { kind: 'bytes'; body: Uint8Array | string }
   /** Nothing has read the body yet: stream it. */
   | { kind: 'stream' }
   /** Something (usually `express.json()` mounted earlier) consumed the bytes and kept only a parsed value. */
   | { kind: 'consumed' };
 
-type MaybeParsed = ExpressRequest & { rawBody?: unknown; _body?: boolean };
-
 /** Where the raw bytes of this request can still be found, if anywhere. */
-export function findRawBody(req: ExpressRequest): BodySource {
-  const { body, rawBody } = req as MaybeParsed;
+export function findRawBody(req: NodeRequestLike): BodySource {
+  const { body, rawBody } = req;
   if (isRawBody(body)) return { kind: 'bytes', body: asBytes(body) };
   if (isRawBody(rawBody)) return { kind: 'bytes', body: asBytes(rawBody) };
-  const read = (req as MaybeParsed)._body === true || req.readableDidRead || req.readableEnded;
+  // body-parser sets `_body`; a stream read by anything else shows it in its own flags.
+  const read = (req as { _body?: unknown })._body === true || req.readableDidRead === true || req.readableEnded === true;
   return read ? { kind: 'consumed' } : { kind: 'stream' };
 }
 

@@ -1,0 +1,27 @@
+/** Largest error body read: enough for any service error object; the rest is discarded unread. */
+export const ERROR_BODY_MAX = 64 * 1024;
+/** Largest success body read (a model list is tens of KB): a runaway answer cannot fill memory. */
+export const SUCCESS_BODY_MAX = 16 * 1024 * 1024;
+
+/**
+ * A response body as text, read up to `max` bytes and the rest cancelled, never buffered: the
+ * head of a longer body with `cut`, else undefined. A body whose declared length fits is read
+ * the fast way.
+ */
+export async function readText(response: Response, max: number, cut?: boolean): Promise<string | undefined> {
+  const declared = response.headers.get('content-length');
+  const reader = declared !== null && +declared <= max ? undefined : response.body?.getReader();
+  if (!reader) return response.text();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let room = max; ; ) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    if (value.byteLength > room) {
+      await reader.cancel().catch(() => {});
+      return cut ? text + decoder.decode(value.subarray(0, room)) : undefined;
+    }
+    room -= value.byteLength;
+    text += decoder.decode(value, { stream: true });
+  }
+}
