@@ -1,0 +1,226 @@
+import { signWebhook } from '@mediagen/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, KEY, OLD_SECRET, SECRET, type Stack, startStack } from './support/stack.js';
+
+const stacks: Stack[] = [];
+async function stack(...args: Parameters<typeof startStack>) {
+  const s = await startStack(...args);
+  stacks.push(s);
+  return s;
+}
+afterEach(async () => {
+  await Promise.all(stacks.splice(0).map((s) => s.close()));
+});
+
+async function settled(s: Stack, id: string) {
+  return eventually(async () =>
+    (await s.list()).find((g) => g.generation_id === id && (g.status === 'completed' || g.status === 'failed')),
+  );
+}
+
+describe('nest-sample against the emulator, over HTTP', () => {
+  it('a generation submitted through the app completes, learnt from its webhook, which lands once', async () => {
+    const s = await stack();
+    const submitted = await s.submit({ model: 'image-fast', prompt: 'a lighthouse at dusk', seed: 3 });
+    expect(submitted.status).toBe(202);
+    expect(submitted.body).toMatchObject({ status: 'pending', model: 'image-fast', pricing_source: 'catalog_default' });
+    const id = submitted.body.generation_id as string;
+
+    // Recorded at submit; on a loaded machine the webhook may already have landed too.
+    const [pending] = await s.list();
+    expect(pending).toMatchObject({ generation_id: id, prompt: 'a lighthouse at dusk' });
+    expect(['submit', 'webhook']).toContain(pending!.source);
+
+    const done = await settled(s, id);
+    expect(done).toMatchObject({ status: 'completed', source: 'webhook', webhooks: 1, credits_used: expect.any(Number) });
+    expect(done.output_url).toMatch(/\/api\/v1\/output\//);
+    const image = await fetch(done.output_url!);
+    expect(image.headers.get('content-type')).toMatch(/^image\//);
+
+    // The emulator logs the attempt once it has read the answer, which can be just after the app stored the event.
+    const deliveries = await eventually(async () => {
+      const rows = await s.deliveries(id);
+      return rows.length > 0 && rows[0]!.outcome !== 'pending' && rows;
+    });
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ attempt: 1, status: 200, outcome: 'delivered', url: s.webhookUrl });
+  });
+
+  it('lists newest first', async () => {
+    const s = await stack();
+    const a = await s.submit({ model: 'image-fast', prompt: 'first' });
+    const b = await s.submit({ model: 'image-fast', prompt: 'second' });
+    const ids = (await s.list()).map((g) => g.generation_id);
+    expect(ids).toEqual([b.body.generation_id, a.body.generation_id]);
+  });
+
+  it('a failed generation is shown with its error', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'a cat [[fail:model_unavailable]]' });
+    const failed = await settled(s, body.generation_id);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      output_url: null,
+      error: { code: 'model_unavailable' },
+      credits_used: 0,
+      source: 'webhook',
+    });
+  });
+
+  it('a duplicate or replayed delivery changes nothing; a bad signature is refused with 401', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'duplicates' });
+    const done = await settled(s, body.generation_id);
+    const before = await s.list();
+
+    const raw = JSON.stringify({
+      generation_id: done.generation_id,
+      status: 'failed',
+      model: 'image-fast',
+      output_url: null,
+      output_urls: null,
+      credits_charged: 0,
+      duration_ms: 1,
+      completed_at: new Date().toISOString(),
+      error_code: 'unknown',
+      error_message: 'replayed',
+      retryable: false,
+    });
+    const send = async (signature: string, event = 'generation.completed') =>
+      fetch(s.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-event': event },
+        body: raw,
+      });
+
+    // A signed failed body replayed under a completed header: refused, the header is not signed.
+    expect((await send(await signWebhook(raw, SECRET))).status).toBe(400);
+    expect((await send(await signWebhook(raw, 'whsec_attacker'))).status).toBe(401);
+    expect((await send('sha256=' + '0'.repeat(64), 'generation.failed')).status).toBe(401);
+    expect(await s.list()).toEqual(before);
+  });
+
+  it('rotation: endpoints signing with the old and the new secret are both accepted, the event recorded once', async () => {
+    const s = await stack({ appSecrets: [OLD_SECRET, SECRET], endpointSecrets: [OLD_SECRET, SECRET] });
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'rotation' });
+    await settled(s, body.generation_id);
+    const deliveries = await eventually(async () => {
+      const rows = await s.deliveries(body.generation_id);
+      return rows.length === 2 && rows;
+    });
+    expect(deliveries.map((d) => d.status)).toEqual([200, 200]);
+    expect((await s.list())[0]).toMatchObject({ status: 'completed', webhooks: 1 });
+  });
+
+  it('an app still on the old secret alone refuses the new one with a 4xx, which the service does not retry', async () => {
+    const s = await stack({ appSecrets: [OLD_SECRET], endpointSecrets: [SECRET] });
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'stale secret' });
+    const [row] = await eventually(async () => {
+      const rows = await s.deliveries(body.generation_id);
+      return rows.length > 0 && rows[0]!.outcome !== 'pending' && rows;
+    });
+    expect(row).toMatchObject({ attempt: 1, status: 401, outcome: 'rejected' });
+    expect((await s.list())[0]).toMatchObject({ status: 'pending', webhooks: 0 });
+  });
+
+  it('when no webhook comes, polling finds the result (receiver rule 8)', async () => {
+    const s = await stack({ endpointSecrets: [], pollStaleAfterMs: 100 });
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'no webhook' });
+    const done = await settled(s, body.generation_id);
+    expect(done).toMatchObject({ status: 'completed', source: 'poll', webhooks: 0 });
+    expect(done.output_urls).toHaveLength(1);
+  });
+
+  it('a restart loses nothing, and a delivery after it is still a duplicate', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'survives restarts' });
+    await settled(s, body.generation_id);
+    const snapshot = await s.list();
+
+    await s.restart();
+    expect(await s.list()).toEqual(snapshot);
+    // The same event delivered again after the restart (the in-memory de-dup is gone): SQLite still knows it.
+    const raw = JSON.stringify({
+      generation_id: body.generation_id,
+      status: 'completed',
+      model: 'image-fast',
+      output_url: 'http://127.0.0.1/x.png',
+      output_urls: ['http://127.0.0.1/x.png'],
+      credits_charged: 999,
+      duration_ms: 1,
+      completed_at: '2030-01-01T00:00:00.000Z',
+    });
+    const res = await fetch(s.webhookUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature': await signWebhook(raw, SECRET),
+        'x-service-event': 'generation.completed',
+      },
+      body: raw,
+    });
+    expect(res.status).toBe(200);
+    expect(await s.list()).toEqual(snapshot);
+  });
+
+  it("the browser's Idempotency-Key is passed through: the same submit twice is one generation, billed once", async () => {
+    const s = await stack();
+    const headers = { 'idempotency-key': 'b7c1f0e2-0000-4000-8000-000000000001' };
+    const first = await s.submit({ model: 'image-fast', prompt: 'double click' }, headers);
+    const second = await s.submit({ model: 'image-fast', prompt: 'double click' }, headers);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect(second.body.generation_id).toBe(first.body.generation_id);
+    expect(await s.list()).toHaveLength(1);
+    const credits = await s.json('/api/credits');
+    expect(credits.body.spent_this_cycle).toBe(first.body.credits_estimate);
+  });
+
+  it('params the page may not send are refused with 422 before reaching the service', async () => {
+    const s = await stack();
+    const res = await s.submit({ model: 'image-fast', prompt: 'x', estimate: true });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: 'INVALID_BODY' });
+    expect(await s.list()).toEqual([]);
+  });
+
+  it('submit errors come back with the spec error body', async () => {
+    const s = await stack();
+    const blocked = await s.submit({ model: 'image-fast', prompt: 'nope [[blocked]]' });
+    expect(blocked.status).toBe(400);
+    expect(blocked.body).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION', request_id: expect.stringMatching(/^req_/) });
+    expect(await s.list()).toEqual([]);
+  });
+
+  it('no answer the app sends carries the API key or a webhook secret', async () => {
+    const s = await stack({ appSecrets: [OLD_SECRET, SECRET] });
+    const submitted = await s.submit({ model: 'image-fast', prompt: 'secrets' });
+    await settled(s, submitted.body.generation_id);
+    const answers = await Promise.all([
+      fetch(s.origin + '/'),
+      fetch(s.origin + '/api/generations'),
+      fetch(s.origin + '/api/models'),
+      fetch(s.origin + '/api/credits'),
+      fetch(`${s.origin}/api/generations/${submitted.body.generation_id}`),
+      fetch(s.origin + '/api/generations/not-a-generation'),
+      s.submit({ model: 'image-fast', prompt: 'x [[blocked]]' }).then(({ body }) => new Response(JSON.stringify(body))),
+      fetch(s.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': 'sha256=00' },
+        body: '{}',
+      }),
+    ]);
+    for (const res of answers) {
+      const text = [...res.headers].flat().join('\n') + (await res.text());
+      for (const secret of [KEY, SECRET, OLD_SECRET]) expect(text).not.toContain(secret);
+    }
+  });
+
+  it('serves the page with no external assets', async () => {
+    const s = await stack();
+    const res = await fetch(s.origin + '/');
+    const html = await res.text();
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(html).toContain('<form');
+    expect(html).not.toMatch(/(src|href)=["']https?:/);
+  });
+});

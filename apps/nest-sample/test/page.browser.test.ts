@@ -1,0 +1,116 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startStack } from './support/stack.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = fileURLToPath(new URL('../test-output/page.png', import.meta.url));
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('the sample page in a real Chromium', () => {
+  let stack: Stack;
+  let context: BrowserContext;
+  let profile: string;
+
+  beforeAll(async () => {
+    // Never skipped: without the browser this test fails, in CI too (scripts/services.sh installs it).
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/services.sh\` (it apt-installs chromium).`);
+    stack = await startStack({ timeScale: 0.1 });
+    profile = mkdtempSync(join(tmpdir(), 'nest-sample-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await stack?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('type a prompt, submit, watch the status change, see the image', async () => {
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('requestfailed', (request) => failures.push(request.url()));
+    page.on('pageerror', (error) => failures.push(String(error)));
+
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option').count()).toBeGreaterThan(1);
+    await page.selectOption('#model', 'image-fast');
+    await page.fill('#prompt', 'a lighthouse at dusk, oil painting');
+    await page.click('#submit');
+
+    const item = page.locator('#list li').first();
+    await item.waitFor();
+    expect(await item.getAttribute('data-status')).toMatch(/^(pending|processing)$/);
+    expect(await item.locator('.prompt').textContent()).toBe('a lighthouse at dusk, oil painting');
+
+    await page.locator('#list li[data-status="completed"] img').waitFor({ timeout: 15_000 });
+    const image = page.locator('#list li[data-status="completed"] img');
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    expect(await page.locator('#list li').count()).toBe(1);
+    expect(await page.locator('#error').textContent()).toBe('');
+    expect(failures).toEqual([]);
+    // Kept for a person to look at: test-output/page.png (git-ignored).
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+
+  it('an audio result is playable', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="audio-voice"]').count()).toBe(1);
+    await page.selectOption('#model', 'audio-voice');
+    await page.fill('#prompt', 'a calm voice reading a poem');
+    await page.click('#submit');
+    const audio = page.locator('#list li[data-status="completed"] audio').first();
+    await audio.waitFor({ timeout: 20_000 });
+    await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeGreaterThan(0);
+  });
+
+  it('shows the service error when a submit is refused', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await page.fill('#prompt', 'something [[blocked]]');
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
+  });
+
+  it('a submit whose answer was lost, sent again, bills once (one Idempotency-Key per intent)', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
+    const before = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
+    const keys: string[] = [];
+    let lose = true;
+    // The first answer is lost on the way back (the server did accept it); the retry goes through.
+    await page.route('**/api/generations', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (!lose) return route.continue();
+      lose = false;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await page.selectOption('#model', 'image-fast');
+    await page.fill('#prompt', 'one intent, two clicks');
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).not.toBe('');
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).toBe('');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const after = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
+    expect(after).toBe(before + 1);
+  });
+});

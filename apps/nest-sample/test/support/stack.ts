@@ -1,0 +1,124 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningEmulator, startEmulator, type WebhookConfig } from '@mediagen/emulator';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from '../../src/app.module.js';
+import type { StoredGeneration } from '../../src/store.js';
+
+export const KEY = 'svc_live_nest_sample_test';
+export const SECRET = 'whsec_nest_sample_new';
+export const OLD_SECRET = 'whsec_nest_sample_old';
+
+export interface StackOptions {
+  /** The app's configured secrets. Default `[SECRET]`. */
+  appSecrets?: string[];
+  /** The secrets of the emulator's endpoints pointing at the app (one endpoint each); `[]` sends no webhook. Default `[SECRET]`. */
+  endpointSecrets?: string[];
+  /** Poll generations with no news after this long (default: effectively never, so webhooks are what the test sees). */
+  pollStaleAfterMs?: number;
+  /** The emulator's time scale. Default 0.005: an image renders in well under a second. */
+  timeScale?: number;
+}
+
+/** A free port now: the emulator needs the app's webhook URL before the app listens. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The sample app (as `main.ts` creates it) and a real emulator on free ports, the emulator's webhooks pointing at the app. */
+export async function startStack(options: StackOptions = {}) {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const webhookUrl = `${origin}/api/webhooks/mediagen`;
+  const webhooks: WebhookConfig[] = (options.endpointSecrets ?? [SECRET]).map((secret) => ({ url: webhookUrl, secret, enabled: true }));
+  const emulator: RunningEmulator = await startEmulator({
+    port: 0,
+    config: {
+      timeScale: options.timeScale ?? 0.005,
+      accounts: [{ id: 'acct_sample', tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks }],
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'nest-sample-'));
+  const settings = {
+    MEDIAGEN_API_KEY: KEY,
+    MEDIAGEN_BASE_URL: emulator.url,
+    MEDIAGEN_WEBHOOK_SECRET: (options.appSecrets ?? [SECRET]).join(','),
+    DATABASE_FILE: join(dir, 'generations.db'),
+    POLL_INTERVAL_MS: '50',
+    POLL_STALE_AFTER_MS: String(options.pollStaleAfterMs ?? 3_600_000),
+  };
+
+  let app: INestApplication | undefined;
+  /** Starts the app (again): a restart keeps the database file. */
+  const startApp = async () => {
+    app = await NestFactory.create(AppModule.forRoot(settings), { rawBody: true, logger: false, forceCloseConnections: true });
+    await app.listen(port, '127.0.0.1');
+  };
+  const stopApp = async () => {
+    await app?.close();
+    app = undefined;
+  };
+  await startApp();
+
+  const json = async <T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
+    // After a restart, a kept-alive socket to the old server may be reused once: like a browser,
+    // resend a GET that failed that way (never a POST).
+    const res = await fetch(origin + path, init).catch((error: unknown) => {
+      if ((init?.method ?? 'GET') !== 'GET') throw error;
+      return fetch(origin + path, init);
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+
+  return {
+    origin,
+    webhookUrl,
+    emulator,
+    json,
+    restart: async () => {
+      await stopApp();
+      await startApp();
+    },
+    submit: (params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      json('/api/generations', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(params),
+      }),
+    list: async () => (await json<{ generations: StoredGeneration[] }>('/api/generations')).body.generations,
+    deliveries: async (generationId: string) =>
+      ((await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${generationId}`)).json()) as { deliveries: unknown })
+        .deliveries as Array<{
+        attempt: number;
+        status: number | null;
+        outcome: string;
+        url: string;
+      }>,
+    async close() {
+      await stopApp();
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/** Polls `check` until it returns a value (not undefined/false), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

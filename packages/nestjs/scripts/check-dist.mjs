@@ -1,0 +1,21 @@
+// Boots a Nest app from each build (ESM and CJS) of the package. The module's own providers are
+// injected by type, which works only if the build kept the decorator metadata (tsup compiles
+// with swc for that); a build that lost it fails here with Nest's "can't resolve dependencies".
+import 'reflect-metadata';
+import { createRequire } from 'node:module';
+import { Test } from '@nestjs/testing';
+
+const require = createRequire(import.meta.url);
+const builds = { esm: await import('../dist/index.js'), cjs: require('../dist/index.cjs') };
+
+for (const [name, build] of Object.entries(builds)) {
+  const moduleRef = await Test.createTestingModule({
+    imports: [build.MediaGenModule.forRoot({ apiKey: 'svc_live_dist_check', webhook: { path: 'webhooks/mediagen', secrets: 'whsec_x' } })],
+  }).compile();
+  const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+  await app.init();
+  if (!(app.get(build.MediaGenClient) instanceof build.MediaGenClient))
+    throw new Error(`${name}: MediaGenClient is not injectable by type`);
+  await app.close();
+  console.log(`dist ${name}: module boots, client injectable by type`);
+}

@@ -1,0 +1,102 @@
+import { ConfigurationError, type WebhookEvent } from '@mediagen/core';
+import type { WebhookContext } from '@mediagen/core/server';
+import { Injectable, type OnModuleInit, Scope } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { GenerationEventHandler, type GenerationEventPattern } from './on-generation-event';
+
+interface Handler {
+  /** `ClassName.method`, for messages. */
+  name: string;
+  patterns: ReadonlySet<GenerationEventPattern>;
+  run(event: WebhookEvent, context: WebhookContext): unknown;
+}
+
+/** Events some handler already handled while another failed: skipped on the retry. Bounded. */
+const MAX_PARTIAL = 1_000;
+
+/**
+ * The app's `@OnGenerationEvent` methods, found once at start-up with Nest's own
+ * `DiscoveryService`, on any provider (class, `useFactory`, `useValue`). They are called on
+ * the singleton instance, outside any request and outside Nest's exception filters.
+ */
+@Injectable()
+export class GenerationEventHandlers implements OnModuleInit {
+  #handlers: Handler[] = [];
+  /** Per event (`generation_id:type`), the handlers that already succeeded, so a retry runs only the rest. */
+  readonly #done = new Map<string, Set<Handler>>();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    this.#handlers = this.discover();
+  }
+
+  /** The handlers for `type`, in discovery order. */
+  for(type: string): readonly Handler[] {
+    return this.#handlers.filter((h) => h.patterns.has(type) || h.patterns.has('*'));
+  }
+
+  /**
+   * Runs every handler for the event (all of them, concurrently). If any throws, the error goes
+   * back to core (a 5xx, so the service retries) and the retry runs only those that failed.
+   */
+  async dispatch(event: WebhookEvent, context: WebhookContext): Promise<void> {
+    const key = `${event.data.generation_id}:${event.type}`;
+    const done = this.#done.get(key) ?? new Set<Handler>();
+    const pending = this.for(event.type).filter((handler) => !done.has(handler));
+    const results = await Promise.allSettled(
+      pending.map(async (handler) => {
+        await handler.run(event, context);
+        done.add(handler);
+      }),
+    );
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failures.length === 0) {
+      this.#done.delete(key);
+      return;
+    }
+    this.#done.delete(key);
+    this.#done.set(key, done);
+    if (this.#done.size > MAX_PARTIAL) this.#done.delete(this.#done.keys().next().value as string);
+    throw failures.length === 1 ? failures[0] : new AggregateError(failures, `${failures.length} @OnGenerationEvent handlers failed.`);
+  }
+
+  private discover(): Handler[] {
+    const handlers: Handler[] = [];
+    const seen = new Set<object>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const { instance } = wrapper;
+      const prototype = instance ? Object.getPrototypeOf(instance) : wrapper.metatype?.prototype;
+      if (!prototype || typeof prototype !== 'object') continue;
+      const methods = this.scanner.getAllMethodNames(prototype).flatMap((method) => {
+        const patterns = this.reflector.get(GenerationEventHandler, prototype[method]) as readonly GenerationEventPattern[] | undefined;
+        return patterns ? [{ method, patterns }] : [];
+      });
+      if (methods.length === 0) continue;
+      const owner = instance?.constructor?.name ?? String(wrapper.name);
+      if (!wrapper.isDependencyTreeStatic() || wrapper.scope === Scope.REQUEST || wrapper.scope === Scope.TRANSIENT) {
+        throw new ConfigurationError(
+          `@OnGenerationEvent on ${owner}.${methods[0]!.method}: ${owner} is ${wrapper.isTransient ? 'transient' : 'request-scoped (or depends on a request-scoped provider)'}. ` +
+            'Webhook events are handled outside any HTTP request, so there is no request to build it for. ' +
+            'Make the provider a singleton (the default scope) and, if it needs request-scoped services, resolve them per event with ModuleRef.resolve().',
+        );
+      }
+      // The same instance under two tokens (useExisting) is one handler, not two.
+      if (!instance || seen.has(instance)) continue;
+      seen.add(instance);
+      for (const { method, patterns } of methods) {
+        const fn = (instance as Record<string, (...args: unknown[]) => unknown>)[method]!;
+        handlers.push({
+          name: `${owner}.${method}`,
+          patterns: new Set(patterns),
+          run: (event, context) => fn.call(instance, event, context),
+        });
+      }
+    }
+    return handlers;
+  }
+}
