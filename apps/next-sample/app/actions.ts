@@ -1,0 +1,18 @@
+'use server';
+
+import { createGenerationActions, type SubmitOptions } from '@mediagen/next/server';
+import { studio } from '../lib/mediagen';
+
+const { client, store } = studio();
+const actions = createGenerationActions({ client, onSubmitted: (submitted, params) => store.addSubmitted(submitted, params) });
+
+// Explicit async functions: a 'use server' file that exports a constant or a destructured
+// binding breaks every action in it.
+
+export async function submitGeneration(params: unknown, options?: SubmitOptions) {
+  return actions.submitGeneration(params, options);
+}
+
+export async function estimateGeneration(params: unknown) {
+  return actions.estimateGeneration(params);
+}

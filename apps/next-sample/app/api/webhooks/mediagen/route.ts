@@ -1,0 +1,14 @@
+import { createWebhookHandler } from '@mediagen/next';
+import { after } from 'next/server';
+import { studio } from '../../../../lib/mediagen';
+
+const { client, store, webhookSecrets } = studio();
+
+// Verified, de-duplicated deliveries land in SQLite (which records each event once, even across
+// restarts), and reach any `client.generations.wait()` in this process through `client.events`.
+export const POST = createWebhookHandler({
+  secrets: webhookSecrets,
+  client,
+  waitUntil: after,
+  onEvent: (event) => void store.applyWebhook(event),
+});

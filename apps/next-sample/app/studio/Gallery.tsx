@@ -1,0 +1,105 @@
+'use client';
+
+import { CONTENT_POLICY_VIOLATION } from '@mediagen/core/wire';
+import { useGeneration } from '@mediagen/next/client';
+import { useEffect, useState } from 'react';
+import type { StoredGeneration } from '../../lib/store';
+
+interface GalleryProps {
+  generations: StoredGeneration[];
+  kinds: Record<string, string>;
+  onSettled(generation: StoredGeneration): void;
+}
+
+export function Gallery({ generations, kinds, onSettled }: GalleryProps) {
+  if (generations.length === 0) {
+    return <p className="empty muted">Nothing yet. Pick a model, describe what you want, and press Generate.</p>;
+  }
+  return (
+    <ul className="cards" id="list" aria-live="polite">
+      {generations.map((g) => (
+        <Card key={g.generation_id} stored={g} kind={kinds[g.model]} onSettled={onSettled} />
+      ))}
+    </ul>
+  );
+}
+
+/** One generation: live status from the status route (the webhook's record first, polling as the fallback). */
+function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: string | undefined; onSettled(g: StoredGeneration): void }) {
+  const live = useGeneration(stored.generation_id, { kind, initial: stored as never });
+  const g = { ...stored, ...(live.generation as Partial<StoredGeneration> | undefined) } as StoredGeneration;
+  const terminal = g.status === 'completed' || g.status === 'failed';
+
+  useEffect(() => {
+    if (terminal && stored.status !== g.status) onSettled(g);
+  }, [terminal, stored.status, g, onSettled]);
+
+  const forfeited = g.error?.code === CONTENT_POLICY_VIOLATION;
+  return (
+    <li className="card" data-id={g.generation_id} data-status={g.status} data-source={g.source}>
+      <div className="card-media">
+        <Media generation={g} kind={kind} />
+      </div>
+      <div className="card-body">
+        <div className="card-head">
+          <span className={`status ${g.status}`}>{g.status}</span>
+          <strong className="card-model">{g.model}</strong>
+        </div>
+        {g.prompt ? <p className="prompt">{g.prompt}</p> : null}
+        {g.status === 'failed' ? (
+          <p className="failure">
+            <strong>{g.error?.code ?? 'failed'}</strong> {g.error?.message}
+            <span className="credits-note" data-refund={forfeited ? 'forfeited' : 'refunded'}>
+              {forfeited ? `${g.credits_used ?? 0} credits forfeited (content policy)` : 'credits refunded'}
+            </span>
+          </p>
+        ) : null}
+        <p className="meta muted small">
+          {g.credits_used === null ? null : terminal ? `${g.credits_used} credits` : `${g.credits_used} credits reserved`}
+          {g.status !== 'pending' && g.source !== 'submit' ? ` · via ${g.source}` : null}
+          {` · ${new Date(g.created_at).toLocaleTimeString('en-GB')}`}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+function Media({ generation: g, kind }: { generation: StoredGeneration; kind: string | undefined }) {
+  if (g.status === 'failed') return <div className="placeholder failed" aria-hidden="true" />;
+  if (g.status !== 'completed') return <div className="placeholder shimmer" role="status" aria-label={g.status} />;
+  const urls = g.output_urls ?? (g.output_url ? [g.output_url] : []);
+  if (kind === 'text') return <TextResult id={g.generation_id} />;
+  return (
+    <div className={`outputs n${Math.min(urls.length, 4)}`}>
+      {urls.map((url, index) => {
+        const file = new URL(url).pathname.toLowerCase();
+        const label = `${g.model} result ${index + 1}${g.prompt ? `: ${g.prompt}` : ''}`;
+        if (/\.(mp4|webm|mov)$/.test(file)) return <video key={url} src={url} controls loop muted playsInline aria-label={label} />;
+        // biome-ignore lint/a11y/useMediaCaption: generated audio comes with no captions; the prompt is its label
+        if (/\.(wav|mp3|ogg|m4a|flac)$/.test(file) || kind === 'audio') return <audio key={url} src={url} controls aria-label={label} />;
+        // Images, and video clips delivered as animated GIFs (they play on their own).
+        return (
+          <a key={url} href={url} target="_blank" rel="noreferrer" className={kind === 'video' ? 'clip' : undefined}>
+            {/* biome-ignore lint/performance/noImgElement: signed links on the service's origin; next/image would proxy them */}
+            <img src={url} alt={label} loading="lazy" />
+          </a>
+        );
+      })}
+    </div>
+  );
+}
+
+function TextResult({ id }: { id: string }) {
+  const [text, setText] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    fetch(`/api/generations/${encodeURIComponent(id)}/text`)
+      .then((res) => (res.ok ? res.text() : Promise.reject(new Error(String(res.status)))))
+      .then((value) => live && setText(value))
+      .catch(() => live && setText('(the text could not be loaded)'));
+    return () => {
+      live = false;
+    };
+  }, [id]);
+  return <blockquote className="text-output">{text ?? '…'}</blockquote>;
+}

@@ -1,0 +1,261 @@
+'use client';
+
+import type { Model, ParamSpec, ParamsIssue } from '@mediagen/core';
+import type { ReactNode } from 'react';
+import { type FormValues, needsInputImage, numberResultsMax, promptLimit, referenceImagesMax, sizesFor, takesInputImage } from './schema';
+
+interface ParamsFormProps {
+  model: Model;
+  values: FormValues;
+  onChange(values: FormValues): void;
+  issues: ParamsIssue[];
+}
+
+const LABELS: Record<string, string> = {
+  prompt: 'Prompt',
+  aspect_ratio: 'Aspect ratio',
+  size: 'Size',
+  quality: 'Quality',
+  resolution: 'Resolution',
+  duration: 'Duration',
+  audio: 'Audio track',
+  reference_images: 'Reference images',
+  number_results: 'Results',
+  seed: 'Seed',
+  input_image: 'Input image URL',
+};
+
+/** The model's own params and nothing else: enums as choices, numbers within the schema's limits. */
+export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps) {
+  const set = (key: string, value: FormValues[string]) => onChange({ ...values, [key]: value });
+  const specs = model.params as Record<string, ParamSpec>;
+  const issueFor = (key: string) => issues.find((issue) => issue.field === key || issue.field.startsWith(`${key}[`));
+  const field = (key: string, control: ReactNode, hint?: string, wide = false) => {
+    const issue = issueFor(key);
+    return (
+      <div className={`field${wide ? ' wide' : ''}`} key={key} data-param={key}>
+        <label htmlFor={`param-${key}`}>{LABELS[key] ?? key}</label>
+        {control}
+        {issue ? (
+          <span className="issue" id={`issue-${key}`}>
+            {issue.message}
+          </span>
+        ) : hint ? (
+          <span className="hint">{hint}</span>
+        ) : null}
+      </div>
+    );
+  };
+  const choice = (key: string, options: Array<{ value: string; label: string }>, optional: boolean) => (
+    <select
+      id={`param-${key}`}
+      value={values[key] === undefined ? '' : String(values[key])}
+      onChange={(e) => {
+        const raw = e.target.value;
+        const spec = specs[key];
+        const numeric = spec?.type === 'number' || spec?.type === 'integer' || spec?.values?.some((v) => typeof v === 'number');
+        set(key, raw === '' ? undefined : numeric ? Number(raw) : raw);
+      }}
+      aria-invalid={issueFor(key) ? true : undefined}
+    >
+      {optional ? <option value="">Default</option> : null}
+      {options.map((option) => (
+        <option key={option.value} value={option.value}>
+          {option.label}
+        </option>
+      ))}
+    </select>
+  );
+  const number = (key: string, min: number | undefined, max: number | undefined, placeholder?: string) => (
+    <input
+      id={`param-${key}`}
+      type="number"
+      inputMode="numeric"
+      step={1}
+      min={min}
+      max={max}
+      placeholder={placeholder}
+      value={values[key] === undefined ? '' : String(values[key])}
+      onChange={(e) => set(key, e.target.value === '' ? undefined : Number(e.target.value))}
+      aria-invalid={issueFor(key) ? true : undefined}
+    />
+  );
+
+  const fields: ReactNode[] = [];
+  const prompt = specs.prompt;
+  if (prompt) {
+    const limit = promptLimit(model);
+    const text = typeof values.prompt === 'string' ? values.prompt : '';
+    fields.push(
+      field(
+        'prompt',
+        <textarea
+          id="param-prompt"
+          rows={4}
+          maxLength={limit}
+          required={prompt.required}
+          placeholder={model.example_request?.prompt ?? 'Describe what to make'}
+          value={text}
+          onChange={(e) => set('prompt', e.target.value)}
+          aria-invalid={issueFor('prompt') ? true : undefined}
+        />,
+        `${[...text].length} / ${limit}`,
+        true,
+      ),
+    );
+  }
+  if (takesInputImage(model)) {
+    const required = needsInputImage(model);
+    fields.push(
+      field(
+        'input_image',
+        <input
+          id="param-input_image"
+          type="url"
+          inputMode="url"
+          required={required}
+          placeholder={model.example_request?.input_image ?? 'https://… or a generation id'}
+          value={typeof values.input_image === 'string' ? values.input_image : ''}
+          onChange={(e) => set('input_image', e.target.value || undefined)}
+        />,
+        required ? 'Required: the image to work on' : 'Optional: an https URL or one of your generation ids',
+        true,
+      ),
+    );
+  }
+  for (const [key, spec] of Object.entries(specs)) {
+    if (key === 'prompt') continue;
+    const optional = !spec.required;
+    if (key === 'size') {
+      const labels = new Map((spec.options ?? []).map((o) => [o.size, o.label ?? `${o.size}${o.tag ? ` (${o.tag})` : ''}`]));
+      const sizes = sizesFor(spec, values.quality ?? specs.quality?.default);
+      fields.push(
+        field(
+          key,
+          choice(
+            key,
+            sizes.map((s) => ({ value: s, label: labels.get(s) ?? s.replace('x', ' × ') })),
+            optional,
+          ),
+        ),
+      );
+    } else if (key === 'duration' && spec.values?.length) {
+      fields.push(
+        field(
+          key,
+          choice(
+            key,
+            spec.values.map((v) => ({ value: String(v), label: `${v} s` })),
+            optional,
+          ),
+        ),
+      );
+    } else if (key === 'duration') {
+      fields.push(
+        field(
+          key,
+          number(key, spec.min, spec.max, spec.default === undefined ? undefined : String(spec.default)),
+          `${spec.min ?? 1}–${spec.max ?? '…'} seconds`,
+        ),
+      );
+    } else if (spec.type === 'enum' || spec.values?.length) {
+      fields.push(
+        field(
+          key,
+          choice(
+            key,
+            (spec.values ?? []).map((v) => ({ value: String(v), label: String(v) })),
+            optional,
+          ),
+        ),
+      );
+    } else if (key === 'audio' || spec.type === 'boolean') {
+      fields.push(
+        <div className="field check" key={key} data-param={key}>
+          <label>
+            <input id={`param-${key}`} type="checkbox" checked={values[key] === true} onChange={(e) => set(key, e.target.checked)} />{' '}
+            {LABELS[key] ?? key}
+          </label>
+        </div>,
+      );
+    } else if (key === 'number_results') {
+      const max = numberResultsMax(spec);
+      if (max > 1)
+        fields.push(
+          field(
+            key,
+            choice(
+              key,
+              Array.from({ length: max }, (_, i) => ({ value: String(i + 1), label: String(i + 1) })),
+              false,
+            ),
+          ),
+        );
+    } else if (key === 'seed') {
+      fields.push(field(key, number(key, spec.min ?? 0, spec.max, 'Random')));
+    } else if (key === 'reference_images') {
+      const max = referenceImagesMax(spec);
+      const list = Array.isArray(values.reference_images) ? values.reference_images : [];
+      fields.push(
+        <div className="field wide" key={key} data-param={key}>
+          <span className="label">
+            {LABELS[key]} <span className="hint">up to {max}</span>
+          </span>
+          {list.map((url, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the slot is the identity (URLs may repeat or be empty while typed)
+            <div className="row" key={index}>
+              <input
+                id={`param-reference_images-${index}`}
+                type="url"
+                aria-label={`Reference image ${index + 1}`}
+                placeholder="https://…"
+                value={url}
+                onChange={(e) =>
+                  set(
+                    key,
+                    list.map((u, i) => (i === index ? e.target.value : u)),
+                  )
+                }
+              />
+              <button
+                type="button"
+                className="ghost"
+                onClick={() =>
+                  set(
+                    key,
+                    list.filter((_, i) => i !== index),
+                  )
+                }
+                aria-label={`Remove reference image ${index + 1}`}
+              >
+                Remove
+              </button>
+            </div>
+          ))}
+          {list.length < max ? (
+            <button type="button" className="ghost" id="add-reference" onClick={() => set(key, [...list, ''])}>
+              Add a reference image
+            </button>
+          ) : null}
+          {issueFor(key) ? <span className="issue">{issueFor(key)?.message}</span> : null}
+        </div>,
+      );
+    }
+  }
+  if (model.enhance_supported) {
+    fields.push(
+      <div className="field check" key="enhance" data-param="enhance">
+        <label>
+          <input id="param-enhance" type="checkbox" checked={values.enhance === true} onChange={(e) => set('enhance', e.target.checked)} />{' '}
+          Enhance the prompt <span className="hint">+20 credits</span>
+        </label>
+      </div>,
+    );
+  }
+  return (
+    <div className="params" id="params" data-model={model.slug}>
+      <p className="model-description muted small">{model.description}</p>
+      <div className="grid">{fields}</div>
+    </div>
+  );
+}

@@ -1,0 +1,8 @@
+/** Runs once when the server starts: the polling fallback for generations whose webhook never came. */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  const { studio } = await import('./lib/mediagen');
+  const { startPoller } = await import('./lib/poller');
+  const { client, store } = studio();
+  startPoller(client, store);
+}

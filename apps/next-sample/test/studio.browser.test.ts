@@ -1,0 +1,196 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, startStack } from './support/stack';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** Screenshots land here (gitignored); look at them. */
+const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
+
+describe('the studio in a real Chromium, against next start and a real emulator', () => {
+  let stack: Stack;
+  let context: BrowserContext;
+  let profile: string;
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    // Never skipped: without the browser this test fails, in CI too (scripts/services.sh installs it).
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/services.sh\` (it apt-installs chromium).`);
+    mkdirSync(OUTPUT, { recursive: true });
+    stack = await startStack();
+    profile = mkdtempSync(join(tmpdir(), 'next-sample-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1280, height: 900 },
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await stack?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  async function open(): Promise<Page> {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => failures.push(String(error)));
+    // ERR_ABORTED is a request cut short by page.close() (an estimate in flight), not a failure.
+    page.on(
+      'requestfailed',
+      (request) => request.failure()?.errorText !== 'net::ERR_ABORTED' && failures.push(`${request.url()} ${request.failure()?.errorText}`),
+    );
+    await page.goto(stack.origin + '/');
+    return page;
+  }
+  const pick = (page: Page, slug: string) => page.locator(`.model-option:has(input[value="${slug}"])`).click();
+  const params = (page: Page) => page.locator('#params [data-param]').evaluateAll((els) => els.map((el) => el.getAttribute('data-param')));
+
+  it('pick a model, the form follows its schema, the price is confirmed, submit, the image arrives by webhook', async () => {
+    const page = await open();
+    // The account's models, grouped by the contract's categories.
+    expect(await page.locator('.picker-group').evaluateAll((els) => els.map((el) => el.getAttribute('data-category')))).toEqual(
+      expect.arrayContaining(['image', 'video', 'audio', 'text', 'utility', 'threed']),
+    );
+    expect(
+      await page
+        .locator('.picker-group[data-category="video"] input')
+        .evaluateAll((els) => els.map((el) => (el as HTMLInputElement).value)),
+    ).toContain('video-standard');
+
+    await pick(page, 'image-pro');
+    await expect.poll(() => page.locator('#params').getAttribute('data-model')).toBe('image-pro');
+    expect(await params(page)).toEqual([
+      'prompt',
+      'input_image',
+      'size',
+      'quality',
+      'resolution',
+      'reference_images',
+      'number_results',
+      'seed',
+    ]);
+    // Sizes follow the chosen quality (values_by_quality): no 4K below ultra.
+    await page.selectOption('#param-quality', 'standard');
+    expect(await page.locator('#param-size option').allTextContents()).not.toContain('Square 4K');
+    await page.selectOption('#param-quality', 'ultra');
+    expect(await page.locator('#param-size option').allTextContents()).toContain('Square 4K');
+    // Reference images up to the model's max.
+    const max = Number((await page.locator('[data-param="reference_images"] .hint').textContent())?.match(/\d+/)?.[0]);
+    for (let i = 0; i < max; i++) await page.click('#add-reference');
+    expect(await page.locator('#add-reference').count()).toBe(0);
+
+    await pick(page, 'image-fast');
+    await expect.poll(() => params(page)).toEqual(['prompt', 'input_image', 'aspect_ratio', 'number_results', 'seed', 'enhance']);
+    await page.fill('#param-prompt', 'a lighthouse at dusk, oil painting');
+    await page.selectOption('#param-number_results', '2');
+    // The price from the model entry, then confirmed by estimate.
+    await expect
+      .poll(async () => `${await page.locator('#price').getAttribute('data-exact')} ${await page.locator('#price-note').textContent()}`)
+      .toMatch(/^true/);
+    expect(await page.locator('#price').textContent()).toMatch(/^8 credits$/);
+    await page.selectOption('#param-number_results', '1');
+    await expect.poll(() => page.locator('#price').textContent()).toMatch(/^4 credits$/);
+    const balanceBefore = await page.locator('#balance').textContent();
+
+    await page.click('#submit');
+    const card = page.locator('#list li').first();
+    await card.waitFor();
+    const done = page.locator('#list li[data-status="completed"] img');
+    await done.waitFor({ timeout: 20_000 });
+    await expect.poll(() => done.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    const id = await card.getAttribute('data-id');
+    // Learnt from the webhook: the studio's record says so, and the emulator delivered it.
+    await expect.poll(async () => (await stack.list()).find((g) => g.generation_id === id)?.source).toBe('webhook');
+    expect((await stack.deliveries(id!))[0]).toMatchObject({ status: 200, outcome: 'delivered', url: stack.webhookUrl });
+    await expect.poll(() => page.locator('#balance').textContent()).not.toBe(balanceBefore);
+    expect(await page.locator('#error').textContent()).toBe('');
+
+    await page.screenshot({ path: join(OUTPUT, 'studio-desktop.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(OUTPUT, 'studio-phone.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('a video result plays, an audio result is playable, a text result is shown inline', async () => {
+    const page = await open();
+    await pick(page, 'video-standard');
+    await expect
+      .poll(() => params(page))
+      .toEqual(['prompt', 'input_image', 'aspect_ratio', 'resolution', 'duration', 'audio', 'seed', 'enhance']);
+    await page.fill('#param-prompt', 'a paper boat drifting down a rainy street');
+    await page.click('#submit');
+    // The emulator's clips are animated GIFs: loaded, and more than one frame apart in time is the browser's job.
+    const clip = page.locator('#list li[data-status="completed"] .clip img').first();
+    await clip.waitFor({ timeout: 30_000 });
+    await expect.poll(() => clip.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+
+    await pick(page, 'audio-voice');
+    await page.fill('#param-prompt', 'a calm voice reading a poem');
+    await page.fill('#param-duration', '3');
+    await page.click('#submit');
+    const audio = page.locator('#list li[data-status="completed"] audio').first();
+    await audio.waitFor({ timeout: 30_000 });
+    await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeGreaterThan(0);
+
+    await pick(page, 'text-writer');
+    await page.fill('#param-prompt', 'a tagline for a mountain cafe');
+    await page.click('#submit');
+    await expect
+      .poll(() => page.locator('#list li[data-status="completed"] .text-output').first().textContent(), { timeout: 30_000 })
+      .toMatch(/mountain cafe/);
+    await page.close();
+  });
+
+  it('failures show their error and whether credits were refunded or forfeited; refusals show the service error', async () => {
+    const page = await open();
+    await page.fill('#param-prompt', 'a cat [[fail:model_unavailable]]');
+    await page.click('#submit');
+    await expect
+      .poll(() => page.locator('#list li[data-status="failed"] .credits-note').first().getAttribute('data-refund'), { timeout: 20_000 })
+      .toBe('refunded');
+    await page.fill('#param-prompt', 'a statue [[flag]]');
+    await page.click('#submit');
+    const flagged = page.locator('#list li[data-status="failed"]').filter({ hasText: 'CONTENT_POLICY_VIOLATION' });
+    await flagged.waitFor({ timeout: 20_000 });
+    expect(await flagged.locator('.credits-note').getAttribute('data-refund')).toBe('forfeited');
+    expect(await flagged.locator('.credits-note').textContent()).toMatch(/^4 credits forfeited/);
+
+    await page.fill('#param-prompt', 'something [[blocked]]');
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
+    await page.close();
+  });
+
+  it('works with the keyboard: arrow keys move through the models, Enter in a field submits', async () => {
+    const page = await open();
+    await page.locator('.model-option input[value="image-fast"]').focus();
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => page.locator('#params').getAttribute('data-model')).not.toBe('image-fast');
+    await page.locator('.model-option input[value="legacy-image"]').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.locator('#params').getAttribute('data-model')).toBe('legacy-image');
+    await page.locator('#param-prompt').focus();
+    await page.keyboard.type('a red bicycle');
+    await page.locator('#param-seed').focus();
+    await page.keyboard.type('7');
+    await page.keyboard.press('Enter');
+    await page.locator('#list li[data-status="completed"]').filter({ hasText: 'a red bicycle' }).waitFor({ timeout: 20_000 });
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+});

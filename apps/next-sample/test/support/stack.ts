@@ -1,0 +1,113 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
+
+export const KEY = 'svc_live_studio_test';
+export const SECRET = 'whsec_studio_test';
+export const ACCOUNT = 'acct_studio';
+const APP = fileURLToPath(new URL('../../', import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `next start` of the built studio (built once per run by turbo: test depends on build). */
+export async function startStudio(env: Record<string, string>, port: number): Promise<{ origin: string; stop(): Promise<void> }> {
+  if (!existsSync(join(APP, '.next', 'BUILD_ID')))
+    throw new Error('The studio is not built: run `pnpm turbo run test --filter=next-sample` (it builds first).');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(APP, 'node_modules/next/dist/bin/next'), 'start', '--port', String(port), '--hostname', '127.0.0.1'],
+    {
+      cwd: APP,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${origin}/api/generations`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('next start did not answer within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    origin,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A real emulator whose account sends webhooks to a real `next start` of the studio. */
+export async function startStack(options: { timeScale?: number } = {}) {
+  const port = await freePort();
+  const webhookUrl = `http://127.0.0.1:${port}/api/webhooks/mediagen`;
+  const emulator: RunningEmulator = await startEmulator({
+    port: 0,
+    config: {
+      timeScale: options.timeScale ?? 0.02,
+      accounts: [
+        { id: ACCOUNT, tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks: [{ url: webhookUrl, secret: SECRET, enabled: true }] },
+      ],
+    },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'next-sample-'));
+  const env = {
+    MEDIAGEN_API_KEY: KEY,
+    MEDIAGEN_BASE_URL: emulator.url,
+    MEDIAGEN_WEBHOOK_SECRET: SECRET,
+    MEDIAGEN_SAMPLE_DB: join(dir, 'generations.db'),
+  };
+  let studio = await startStudio(env, port);
+  const json = async <T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
+    const res = await fetch(studio.origin + path, init);
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  return {
+    origin: studio.origin,
+    webhookUrl,
+    emulator,
+    json,
+    list: async () => (await json<{ generations: any[] }>('/api/generations')).body.generations,
+    account: async () =>
+      (await (await fetch(`${emulator.url}/__emulator/accounts/${ACCOUNT}`)).json()) as { balance: number; ledger: { type: string }[] },
+    deliveries: async (id: string) =>
+      (await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${id}`)).json()).deliveries as Array<{
+        status: number | null;
+        outcome: string;
+        url: string;
+      }>,
+    /** Stops and starts `next start` again on the same database. */
+    async restart() {
+      await studio.stop();
+      studio = await startStudio(env, port);
+    },
+    async close() {
+      await studio.stop();
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Stack = Awaited<ReturnType<typeof startStack>>;

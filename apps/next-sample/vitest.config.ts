@@ -1,0 +1,6 @@
+import { defineConfig } from 'vitest/config';
+
+// One `next start` (and one emulator) per file, on the one `next build` turbo made before the tests.
+export default defineConfig({
+  test: { include: ['test/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false },
+});

@@ -1,0 +1,8 @@
+/**
+ * `@mediagen/next`: route handlers for the App Router. Web `Request` in, `Response` out, no
+ * `node:` import and no `next` import, so they run on the Node runtime and on Web-only ones.
+ * Server actions are in `@mediagen/next/server`, the client hook in `@mediagen/next/client`.
+ */
+
+export { createStatusHandler, type RouteContext, type StatusHandlerOptions } from './status';
+export { createWebhookHandler, type NextWebhookOptions } from './webhook';

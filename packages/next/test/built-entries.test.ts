@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const dist = (file: string) => readFileSync(new URL(`../dist/${file}`, import.meta.url), 'utf8');
+
+describe('the built entries', () => {
+  it("the client entry's first line is 'use client' (ESM and CJS), so Next treats it as a client module", () => {
+    for (const file of ['client.js', 'client.cjs']) expect(dist(file).split('\n')[0]).toBe("'use client';");
+  });
+
+  it('the server entry imports server-only, so a client component importing it fails the build', () => {
+    expect(dist('server.js')).toMatch(/^import 'server-only';$/m);
+    expect(dist('server.cjs')).toMatch(/require\('server-only'\)/);
+  });
+
+  it('the route handler entry imports neither next nor react nor any node: module', () => {
+    for (const file of ['index.js', 'index.cjs']) {
+      expect(dist(file)).not.toMatch(/(from|require\()\s*['"](next|react|node:)/);
+    }
+  });
+});

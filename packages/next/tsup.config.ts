@@ -1,0 +1,19 @@
+import { defineConfig, type Options } from 'tsup';
+
+const shared: Options = {
+  format: ['esm', 'cjs'],
+  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
+  target: 'es2022',
+  // Neutral: the route handlers run on Web-only runtimes too; a `node:` import fails this build.
+  platform: 'neutral',
+  sourcemap: true,
+  treeshake: true,
+  external: ['@mediagen/core', 'next', 'react', 'server-only'],
+};
+
+export default defineConfig([
+  { ...shared, entry: ['src/index.ts', 'src/server.ts'] },
+  // esbuild drops module directives when bundling, and tsup's rollup treeshake drops banners:
+  // no treeshake here, and the banner puts 'use client' back as line one.
+  { ...shared, entry: ['src/client.ts'], treeshake: false, banner: { js: "'use client';" } },
+]);

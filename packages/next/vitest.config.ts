@@ -1,0 +1,20 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// `server-only` throws outside React's server bundle layer; Next resolves it (condition
+// `react-server`) to its empty module, as done here for tests that run the server entry in Node.
+const serverOnly = fileURLToPath(new URL('./node_modules/server-only/empty.js', import.meta.url));
+
+export default defineConfig({
+  test: {
+    testTimeout: 20_000,
+    projects: [
+      { resolve: { alias: { 'server-only': serverOnly } }, test: { name: 'next16', include: ['test/**/*.test.ts'] } },
+      {
+        // The same server actions with Next 15's `next/navigation` (redirect, notFound, unstable_rethrow).
+        resolve: { alias: { 'server-only': serverOnly, 'next/navigation': 'next15/navigation' } },
+        test: { name: 'next15', include: ['test/actions.test.ts'] },
+      },
+    ],
+  },
+});
