@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { type GenerationEvents, MemoryGenerationEvents, type WebhookEvent } from '@mediagen/core';
+import type { Redis } from 'ioredis';
+import { type Connection, closeConnection, connect, type RedisStoreOptions, withinTime } from './connection';
+
+export interface RedisGenerationEventsOptions extends RedisStoreOptions {
+  /** Called when the subscriber connection fails or a message is unreadable; waits fall back to polling meanwhile. */
+  onError?: (error: unknown) => void;
+}
+
+/** A published event is a few hundred bytes; anything far larger is not one of ours. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+
+/**
+ * `GenerationEvents` across instances over Redis pub/sub: the instance whose receiver verified
+ * a webhook publishes it, and a `wait()` on any instance resolves. Waiters here hear local
+ * events at once; other instances' arrive on one channel through a subscriber connection
+ * duplicated from the given client (a connection in subscribe mode can run nothing else).
+ * Pass it as `new MediaGenClient({ events })`, and to the webhook receiver as `events`.
+ */
+export class RedisGenerationEvents implements GenerationEvents {
+  readonly #connection: Connection;
+  readonly #channel: string;
+  readonly #timeoutMs: number;
+  readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #local = new MemoryGenerationEvents();
+  /** Tags this instance's messages, so the copy that comes back from Redis is not delivered twice. */
+  readonly #origin = randomUUID();
+  #subscriber: Redis | undefined;
+  #subscribed: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: RedisGenerationEventsOptions) {
+    this.#connection = connect(options.redis);
+    this.#channel = `${options.prefix ?? 'mediagen:'}generation-events`;
+    this.#timeoutMs = options.operationTimeoutMs ?? 2_000;
+    this.#onError = options.onError;
+  }
+
+  /** Hands the event to this instance's waiters, then to every other instance's. */
+  async publish(event: WebhookEvent): Promise<void> {
+    if (typeof event?.data?.generation_id !== 'string') return;
+    this.#local.publish(event);
+    const message = JSON.stringify({ origin: this.#origin, event: { type: event.type, deliveryId: event.deliveryId, data: event.data } });
+    await withinTime(this.#connection.client.publish(this.#channel, message), this.#timeoutMs, 'an event publish');
+  }
+
+  subscribe(generationId: string, listener: (event: WebhookEvent) => void): () => void {
+    void this.ready().catch(() => {});
+    return this.#local.subscribe(generationId, listener);
+  }
+
+  /** Resolves once the subscriber connection listens (it starts on the first `subscribe`). */
+  ready(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#subscribed ??= this.#listen().catch((error: unknown) => {
+      // Try again on the next subscribe; waits poll meanwhile.
+      this.#subscribed = undefined;
+      this.#report(error);
+      throw error;
+    });
+    return this.#subscribed;
+  }
+
+  /** Stops listening and closes what the instance opened: the subscriber, and the client if made from a URL. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const subscriber = this.#subscriber;
+    this.#subscriber = undefined;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+    await closeConnection(this.#connection);
+  }
+
+  async #listen(): Promise<void> {
+    let subscriber = this.#subscriber;
+    if (!subscriber) {
+      subscriber = this.#connection.client.duplicate();
+      this.#subscriber = subscriber;
+      subscriber.on('error', (error: unknown) => this.#report(error));
+      subscriber.on('message', (channel: string, message: string) => {
+        if (channel === this.#channel) this.#receive(message);
+      });
+    }
+    // ioredis re-subscribes by itself after a reconnect.
+    await withinTime(subscriber.subscribe(this.#channel), this.#timeoutMs, 'an event subscribe');
+  }
+
+  #receive(message: string): void {
+    if (message.length > MAX_MESSAGE_BYTES) return this.#report(new Error('Oversized message on the events channel ignored.'));
+    let parsed: { origin?: unknown; event?: WebhookEvent };
+    try {
+      parsed = JSON.parse(message) as typeof parsed;
+    } catch (error) {
+      return this.#report(error);
+    }
+    if (parsed?.origin === this.#origin) return;
+    const event = parsed?.event;
+    if (typeof event?.data?.generation_id !== 'string' || typeof event.type !== 'string') return;
+    this.#local.publish({ type: event.type, deliveryId: event.deliveryId, data: event.data } as WebhookEvent);
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#onError?.(error);
+    } catch {
+      // An observer's failure changes nothing here.
+    }
+  }
+}
