@@ -1,0 +1,88 @@
+import { GenerationFailedError, isMediaGenError, type MediaGenClient, type ModelKind } from '@mediagen/core';
+import { downloadOutputs } from '../download';
+import { OutputWriteError } from '../errors';
+import { EXIT } from '../exit-codes';
+import { failureCharge, seconds, shellQuote } from '../format';
+import { onInterrupt } from '../interrupt';
+import type { Io } from '../io';
+import { createProgress } from '../progress';
+
+export interface FollowOptions {
+  /** Where the outputs go. Default: the current directory. */
+  out?: string;
+  /** `--no-download` sets this false. */
+  download?: boolean;
+  json?: boolean;
+}
+
+export interface FollowContext {
+  /** Extra fields for `--json` (the idempotency key of the submit). */
+  extra?: Record<string, unknown>;
+  /** When the elapsed time counts from: the submit, for `generate --wait`. Default: now. */
+  startedAt?: number;
+}
+
+/**
+ * Waits for a generation with a live progress line, then downloads every output. Ctrl-C stops
+ * waiting, never the generation (the contract has no cancel), and prints how to resume.
+ * Resolves with the exit code; a failed generation throws `GenerationFailedError`.
+ */
+export async function follow(
+  client: MediaGenClient,
+  io: Io,
+  id: string,
+  kind: ModelKind | undefined,
+  options: FollowOptions,
+  { extra = {}, startedAt = Date.now() }: FollowContext = {},
+): Promise<number> {
+  const resume = `mediagen wait ${shellQuote(id)}${options.out ? ` --out ${shellQuote(options.out)}` : ''}`;
+  return onInterrupt(async (signal) => {
+    const progress = createProgress(io, kind, { startedAt });
+    let generation: Awaited<ReturnType<MediaGenClient['generations']['wait']>>;
+    try {
+      generation = await client.generations.wait(id, { signal, onUpdate: (g) => progress.update(g) });
+    } catch (error) {
+      progress.stop();
+      if (signal.aborted) {
+        io.err(`Stopped waiting. Generation ${id} was not cancelled: it keeps rendering.`);
+        io.err(`Resume with: ${resume}`);
+        return EXIT.interrupted;
+      }
+      io.err(`Resume with: ${resume}`);
+      throw error;
+    }
+    progress.stop();
+    if (generation.status === 'failed') {
+      if (options.json) io.json({ ...generation, ...extra });
+      else io.err(`failed after ${seconds(generation.duration_ms)} · ${failureCharge(generation)} · request ${generation.request_id}`);
+      // The same key would return this same failed generation: a retry is a new submit.
+      if (generation.error?.retryable)
+        io.err('To try again, submit without --idempotency-key: the same key returns this failed generation.');
+      throw new GenerationFailedError(generation);
+    }
+    let files: string[] = [];
+    if (options.download !== false) {
+      const dir = options.out ?? '.';
+      try {
+        files = await downloadOutputs(client, generation, dir, signal);
+      } catch (error) {
+        if (signal.aborted) {
+          io.err(`Stopped downloading. Download again with: ${resume}`);
+          return EXIT.interrupted;
+        }
+        // A service or link error stays typed as is; a file system error is about --out.
+        if (isMediaGenError(error)) throw error;
+        throw new OutputWriteError(dir, error, `mediagen wait ${shellQuote(id)}`);
+      }
+    }
+    if (options.json) {
+      io.json({ ...generation, ...extra, files });
+      return EXIT.ok;
+    }
+    for (const file of files) io.out(file);
+    io.out(
+      `completed ${generation.generation_id} in ${seconds(generation.duration_ms)} · ${generation.credits_used} credits charged · request ${generation.request_id}`,
+    );
+    return EXIT.ok;
+  });
+}

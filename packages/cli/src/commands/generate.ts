@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { isMediaGenError, type TypedGenerateParams } from '@mediagen/core';
+import { clientFrom, type GlobalOptions } from '../context';
+import { EXIT } from '../exit-codes';
+import { shellQuote } from '../format';
+import { onInterrupt } from '../interrupt';
+import type { Io } from '../io';
+import { type FollowOptions, follow } from './follow';
+import { findModel } from './lookup';
+import { type ParamFlags, requestParams } from './request-params';
+
+export interface GenerateOptions extends GlobalOptions, ParamFlags, FollowOptions {
+  model?: string;
+  wait?: boolean;
+  idempotencyKey?: string;
+}
+
+export async function generateCommand(options: GenerateOptions, io: Io): Promise<number> {
+  const client = clientFrom(options, io);
+  const model = await findModel(client, options.model);
+  const params = requestParams(model, options);
+  const idempotencyKey = options.idempotencyKey ?? randomUUID();
+  const resubmit = resubmitCommand(options, idempotencyKey);
+  const startedAt = Date.now();
+  const submitted = await onInterrupt(async (signal) => {
+    // Printed before sending (and with Ctrl-C already handled): if anything interrupts the
+    // submit, this line is on screen.
+    io.err(`idempotency key ${idempotencyKey} (to resubmit without a second charge: ${resubmit})`);
+    try {
+      return await client.generations.create(params as TypedGenerateParams, { idempotencyKey, signal });
+    } catch (error) {
+      if (signal.aborted) {
+        io.err('Interrupted before the service confirmed the submit: it may or may not have been created.');
+        io.err(`Resubmit with the same key (never billed twice): ${resubmit}`);
+        return undefined;
+      }
+      if (isMediaGenError(error) && error.retryable) io.err(`Safe to resubmit with the same key: ${resubmit}`);
+      throw error;
+    }
+  });
+  if (!submitted) return EXIT.interrupted;
+
+  const id = submitted.generation_id;
+  if (!options.wait) {
+    if (options.json) {
+      io.json({ ...submitted, idempotency_key: idempotencyKey });
+    } else {
+      io.out(`submitted ${id} · ${submitted.credits_estimate} credits reserved · request ${submitted.request_id}`);
+      io.err(`Follow it with: mediagen wait ${shellQuote(id)}`);
+    }
+    return EXIT.ok;
+  }
+  io.err(`submitted ${id} · ${submitted.credits_estimate} credits reserved · request ${submitted.request_id}`);
+  return follow(client, io, id, model.kind, options, { extra: { idempotency_key: idempotencyKey }, startedAt });
+}
+
+/**
+ * The same command with the key it was sent with. Never the API key, and not --base-url
+ * either (a URL can carry credentials): both come from the environment or are added back.
+ */
+function resubmitCommand(options: GenerateOptions, idempotencyKey: string): string {
+  const parts = ['mediagen', 'generate', '--model', shellQuote(options.model ?? '')];
+  if (options.prompt !== undefined) parts.push('--prompt', shellQuote(options.prompt));
+  for (const param of options.param ?? []) parts.push('--param', shellQuote(param));
+  parts.push('--idempotency-key', shellQuote(idempotencyKey));
+  if (options.wait) parts.push('--wait');
+  if (options.out) parts.push('--out', shellQuote(options.out));
+  if (options.download === false) parts.push('--no-download');
+  if (options.json) parts.push('--json');
+  return parts.join(' ');
+}

@@ -1,0 +1,41 @@
+import { type ClientOptions, MediaGenClient } from '@mediagen/core';
+import { MissingKeyError, UsageError } from './errors';
+import type { Io } from './io';
+
+/** Options every command takes (see `globalOptions` in program.ts). */
+export interface GlobalOptions {
+  apiKey?: string;
+  baseUrl?: string;
+  maxRetries?: string;
+  json?: boolean;
+}
+
+/**
+ * A client from the flags, else `MEDIAGEN_API_KEY` / `MEDIAGEN_BASE_URL` (read by core itself).
+ * The key is registered with the output first, so nothing can print it afterwards.
+ */
+export function clientFrom(options: GlobalOptions, io: Io, env: NodeJS.ProcessEnv = process.env): MediaGenClient {
+  io.addSecret(options.apiKey);
+  io.addSecret(env.MEDIAGEN_API_KEY);
+  // Credentials in a base URL (a proxy's user:password) are secrets too.
+  for (const url of [options.baseUrl, env.MEDIAGEN_BASE_URL]) {
+    const parsed = url && URL.canParse(url) ? new URL(url) : undefined;
+    if (parsed?.password) io.addSecret(decodeURIComponent(parsed.password));
+    if (parsed?.password) io.addSecret(parsed.password);
+  }
+  if (!options.apiKey && !env.MEDIAGEN_API_KEY) throw new MissingKeyError();
+  let maxRetries: number | undefined;
+  if (options.maxRetries !== undefined) {
+    maxRetries = Number(options.maxRetries);
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new UsageError(`--max-retries must be a whole number >= 0.`);
+  }
+  const clientOptions: ClientOptions = {
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+    // The client's request log (MEDIAGEN_LOG=debug) goes to stderr, never into --json on stdout,
+    // and through the same mask as everything else the CLI writes.
+    logger: { debug: io.err, info: io.err, warn: io.err, error: io.err },
+  };
+  return new MediaGenClient(clientOptions);
+}
