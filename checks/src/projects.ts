@@ -1,0 +1,51 @@
+import { fileDeps, npmProject, type ProjectSpec, TOOLS } from './npm';
+import { type PackageJson, publishedPackages } from './workspace';
+
+/** Published packages with no framework peer (core, emulator, redis, cli): they share one plain Node project. */
+export function plainPackages(): PackageJson[] {
+  return publishedPackages()
+    .map(({ pkg }) => pkg)
+    .filter((pkg) => frameworkPeers(pkg).length === 0);
+}
+
+/** The peers a package needs from the app (express, next, @nestjs/*), not our own packages. */
+export function frameworkPeers(pkg: PackageJson): string[] {
+  return Object.keys(pkg.peerDependencies ?? {}).filter((name) => !name.startsWith('@mediagen/'));
+}
+
+/** Our packages `pkg` needs, itself included, plus the emulator to run against. */
+function ownPackages(pkg: PackageJson): string[] {
+  const deps = Object.keys(pkg.dependencies ?? {}).filter((name) => name.startsWith('@mediagen/'));
+  return [...new Set([pkg.name, ...deps, '@mediagen/emulator'])];
+}
+
+/**
+ * What an app using `pkg` installs: its tarball (and our packages it needs), the framework at the
+ * version the package is developed against (its devDependency, else the peer range), the
+ * framework's `@types/*` when the package's own tests use them, TypeScript and Node's types.
+ */
+export function frameworkProject(pkg: PackageJson, tarballs: Record<string, string>, overrides: Record<string, string> = {}): ProjectSpec {
+  const framework: Record<string, string> = {};
+  for (const peer of frameworkPeers(pkg)) framework[peer] = pkg.devDependencies?.[peer] ?? pkg.peerDependencies![peer]!;
+  const types: Record<string, string> = {};
+  for (const [name, range] of Object.entries(pkg.devDependencies ?? {})) {
+    const typed = name.replace(/^@types\//, '');
+    if (name.startsWith('@types/') && frameworkPeers(pkg).some((peer) => peer === typed || peer.startsWith(`${typed}-`)))
+      types[name] = range;
+  }
+  return {
+    dependencies: { ...fileDeps(tarballs, ownPackages(pkg)), ...framework, ...overrides },
+    devDependencies: { typescript: TOOLS.typescript, '@types/node': TOOLS['@types/node'], ...types },
+  };
+}
+
+/** The plain project: every plain package's tarball, TypeScript, Node's types and esbuild. */
+export function plainProject(dir: string, tarballs: Record<string, string>): Promise<string> {
+  return npmProject(dir, {
+    dependencies: fileDeps(
+      tarballs,
+      plainPackages().map((pkg) => pkg.name),
+    ),
+    devDependencies: { ...TOOLS },
+  });
+}

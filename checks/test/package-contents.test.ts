@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { run } from '../src/run';
+import { danglingSourceMaps, unexpectedFiles, unpack } from '../src/tarball';
+import { publishedPackages, ROOT } from '../src/workspace';
+
+const tarballs = inject('tarballs');
+const scratch = inject('scratch');
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+
+// What `pnpm publish` would upload, package by package (the tarball is the same one `pnpm pack` makes).
+describe.each(publishedPackages().map(({ pkg }) => [pkg.name, pkg] as const))('%s as published', (name, pkg) => {
+  const contents = () => unpack(tarballs[name]!, join(scratch, 'unpacked', name.replace('/', '__')));
+
+  it('ships dist, README and the manifest only: no tests, no sources', async () => {
+    const { files } = await contents();
+    expect(files).toContain('package.json');
+    expect(files).toContain('README.md');
+    expect(files.some((f) => f.startsWith('dist/'))).toBe(true);
+    expect(unexpectedFiles(files)).toEqual([]);
+  });
+
+  it('has source maps that never point at a file it does not ship', async () => {
+    const { root, files } = await contents();
+    expect(danglingSourceMaps(root, files)).toEqual([]);
+  });
+
+  it('has its workspace ranges rewritten and every exported file present', async () => {
+    const { root, files } = await contents();
+    const manifest = (await import(join(root, 'package.json'), { with: { type: 'json' } })).default;
+    expect(manifest.version).toBe(pkg.version);
+    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+      for (const [dep, range] of Object.entries((manifest[field] ?? {}) as Record<string, string>)) {
+        expect(range, `${field}.${dep}`).not.toMatch(/^workspace:/);
+      }
+    }
+    for (const target of exportTargets(manifest.exports).filter((t) => t !== 'package.json')) {
+      expect(files, `exports target ./${target}`).toContain(target);
+    }
+  });
+
+  it('passes publint (strict) and arethetypeswrong on the tarball itself', async () => {
+    await run(bin('publint'), ['run', tarballs[name]!, '--strict'], { cwd: scratch, env: process.env, timeoutMs: 60_000 });
+    await run(bin('attw'), [tarballs[name]!, '--profile', 'node16', '--format', 'ascii'], {
+      cwd: scratch,
+      env: process.env,
+      timeoutMs: 60_000,
+    });
+  });
+});
+
+/** The files an `exports` map points at (its string leaves, without the leading `./`). */
+function exportTargets(exports: unknown): string[] {
+  if (typeof exports === 'string') return [exports.replace(/^\.\//, '')];
+  if (exports === null || typeof exports !== 'object') return [];
+  return Object.values(exports).flatMap(exportTargets);
+}

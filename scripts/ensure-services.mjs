@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Brings up what the tests need from the machine, so `pnpm test` passes on a fresh machine with
+// only Node and npm: Debian's Chromium (the sample pages' browser tests) and Redis on
+// 127.0.0.1:6379 (REDIS_URL) for the Redis stores. Idempotent and quiet when both are there;
+// says what it installs or starts. Installing needs root and apt-get; without them it prints
+// the command to run and lets the tests report what is missing.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const CHROMIUM = '/usr/bin/chromium';
+const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const redisHost = redisUrl.hostname || '127.0.0.1';
+const redisPort = Number(redisUrl.port || 6379);
+const isLocalRedis = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(redisHost);
+
+const say = (message) => console.log(`ensure-services: ${message}`);
+
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function listening(host, port, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = connect({ host: host.replace(/^\[|\]$/g, ''), port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+let aptUpdated = false;
+function aptInstall(pkg, why) {
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    say(`${pkg} is missing (${why}); install it with: sudo apt-get install -y ${pkg}`);
+    return false;
+  }
+  say(`installing ${pkg} with apt-get (${why})…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (!aptUpdated) {
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+    aptUpdated = true;
+  }
+  const result = spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  if (result.status !== 0) say(`apt-get install ${pkg} failed (exit ${result.status})`);
+  return result.status === 0;
+}
+
+async function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  aptInstall('chromium', `the sample pages' browser tests drive ${CHROMIUM}`);
+}
+
+async function ensureRedis() {
+  if (await listening(redisHost, redisPort)) return;
+  if (!isLocalRedis) {
+    say(`nothing answers at ${redisHost}:${redisPort} (REDIS_URL); the Redis tests will fail until it does`);
+    return;
+  }
+  if (!onPath('redis-server') && !aptInstall('redis-server', `the Redis store tests need a server on ${redisPort}`)) return;
+  // An ephemeral server: no snapshots, no append-only file, its log in a fresh temp dir.
+  const dir = mkdtempSync(join(tmpdir(), 'mediagen-redis-'));
+  say(`starting redis-server on 127.0.0.1:${redisPort} (log: ${join(dir, 'redis.log')})`);
+  const args = ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'];
+  const result = spawnSync('redis-server', [...args, '--dir', dir, '--logfile', join(dir, 'redis.log')], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    say(`redis-server failed to start (exit ${result.status})`);
+    return;
+  }
+  for (let i = 0; i < 50; i++) {
+    if (await listening('127.0.0.1', redisPort, 200)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  say(`redis-server did not answer on 127.0.0.1:${redisPort} within 5 s`);
+}
+
+await ensureChromium();
+await ensureRedis();
