@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIError, ConnectionError, isMediaGenError, MediaGenClient, type MediaGenError, type RetryInfo, ServerError } from '../src/index';
 import { errorBody, generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
@@ -49,6 +50,20 @@ describe('error bodies: bounded and linear', () => {
     // The body is cut at 64 KiB: past that it is not JSON any more, so the status is what is known.
     expect(error.message.length).toBeLessThanOrEqual(2_000);
     expect(JSON.stringify(error.body).length).toBeLessThan(70_000);
+  });
+
+  it('a small gzip error body that inflates past the bound is cut off, not read whole (the declared length is compressed)', async () => {
+    const inflated = JSON.stringify(errorBody('INTERNAL_ERROR', { message: 'z'.repeat(8 * 1024 * 1024) }));
+    const bomb = gzipSync(inflated);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const { client } = await setup((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length });
+      res.end(bomb);
+    });
+    const error = await fail(client.credits.get());
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.message.length).toBeLessThanOrEqual(2_000);
+    expect(JSON.stringify(error.body ?? null).length).toBeLessThan(70_000);
   });
 
   it('an error body that never ends is cut off at the bound', async () => {

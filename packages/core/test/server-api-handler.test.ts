@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { MediaGenClient } from '../src/index';
+import { type GateStore, MediaGenClient } from '../src/index';
 import { createApiHandler, SubmitRefusedError } from '../src/server';
 import { errorBody, json, startScriptedServer } from './support/scripted-server';
 
@@ -14,6 +14,15 @@ const service = await startScriptedServer((req, res) => {
       credits_estimate: 4,
       pricing_source: 'catalog_default',
       created_at: '',
+    });
+  }
+  if (req.path === '/api/v1/models') {
+    return json(res, 200, {
+      tier: 'pro',
+      credits_balance: 100,
+      rate_limit: { per_minute: 240, max_concurrent: 5 },
+      models: [],
+      request_id: 'req_1',
     });
   }
   json(res, 404, errorBody('NOT_FOUND'));
@@ -128,6 +137,45 @@ describe('createApiHandler', () => {
     expect((await api.handle(click(), '/generations', undefined)).status).toBe(500);
     for (let i = 0; i < 3; i++) expect((await api.handle(click(), '/generations', undefined)).status).toBe(202);
     expect(recorded).toEqual(['g-1']);
+  });
+
+  it("a failure inside the SDK that is not the service's (a gate store's) is a 500 whose message stays on the server", async () => {
+    const broken: GateStore = {
+      acquire: () => {
+        throw new Error('redis://:hunter2@cache:6379 refused');
+      },
+      bind: () => {},
+      release: () => {},
+      settle: () => {},
+    };
+    const gated = new MediaGenClient({
+      apiKey: 'svc_live_server_side',
+      baseUrl: service.url,
+      validate: false,
+      maxRetries: 0,
+      gate: broken,
+    });
+    const res = await createApiHandler({ client: gated }).handle(post('{"model":"image-fast","prompt":"x"}'), '/generations', undefined);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('redis');
+    expect(JSON.parse(text)).toMatchObject({ error: 'UNEXPECTED', message: 'Internal error.' });
+  });
+
+  it("a malformed browser Idempotency-Key is the browser's 422, and never reaches the service", async () => {
+    const before = service.requests.length;
+    const api = createApiHandler({ client });
+    for (const key of ['x'.repeat(256), 'caf\u00e9']) {
+      const res = await api.handle(
+        post('{"model":"image-fast","prompt":"x"}', { 'content-type': 'application/json', 'idempotency-key': key }),
+        '/generations',
+        undefined,
+      );
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({ error: 'INVALID_BODY', details: { field: 'Idempotency-Key' } });
+    }
+    expect(service.requests.length).toBe(before);
   });
 
   it('a broken percent-encoding in a status path is a 404, not a 500', async () => {

@@ -51,7 +51,7 @@ describe('no answer of 500 leaves a reservation behind', () => {
     expect(account.balance).toBe(14996);
   });
 
-  it('a failure after the reservation is committed still answers the 202, billed once; the key replays it', async () => {
+  it('a failure after the reservation is committed still answers the 202, billed once; the key stays claimed (409), never a second bill', async () => {
     const { state, url } = await start();
     const account = state.accounts.byId.get('acct_pro')!;
     const complete = state.idempotency.complete.bind(state.idempotency);

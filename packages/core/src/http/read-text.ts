@@ -6,11 +6,14 @@ export const SUCCESS_BODY_MAX = 16 * 1024 * 1024;
 /**
  * A response body as text, read up to `max` bytes and the rest cancelled, never buffered: the
  * head of a longer body with `cut`, else undefined. A body whose declared length fits is read
- * the fast way.
+ * the fast way, unless it is compressed: then the length is of the compressed bytes, and
+ * fetch's decompressed text could be any size (a gzip bomb).
  */
 export async function readText(response: Response, max: number, cut?: boolean): Promise<string | undefined> {
   const declared = response.headers.get('content-length');
-  const reader = declared !== null && +declared <= max ? undefined : response.body?.getReader();
+  const encoding = response.headers.get('content-encoding');
+  const fits = declared !== null && +declared <= max && (encoding === null || /^\s*identity\s*$/i.test(encoding));
+  const reader = fits ? undefined : response.body?.getReader();
   if (!reader) return response.text();
   const decoder = new TextDecoder();
   let text = '';

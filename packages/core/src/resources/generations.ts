@@ -19,6 +19,7 @@ import { isExpired } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
 import { validateParams } from '../params/validate';
 import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
+import { isIdempotencyKey } from '../util/idempotency-key';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import type { WebhookEvent } from '../webhooks/verify';
@@ -350,9 +351,8 @@ export class Generations {
   }
 }
 
-/** Sent as a header: visible ASCII only (a newline would make fetch fail, and be retried as a network error). */
 function checkIdempotencyKey(key: unknown): void {
-  if (typeof key !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+  if (!isIdempotencyKey(key)) {
     throw new ConfigurationError('idempotencyKey must be 1-255 visible ASCII characters.');
   }
 }

@@ -1,6 +1,7 @@
 import type { MediaGenClient } from '../client';
 import type { GenerateParams, SubmitResponse } from '../types';
 import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { isIdempotencyKey } from '../util/idempotency-key';
 import { MemoryDedupeStore, type WebhookDedupeStore } from '../webhooks/dedupe';
 import { SUBMIT_FIELDS } from '../wire/params';
 import { errorResponse } from './error-reply';
@@ -77,9 +78,15 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
       if (allowModels && !allowModels.has(body.model)) {
         return refuse(403, 'MODEL_NOT_ALLOWED', `The model "${body.model}" is not enabled here.`, { model: body.model });
       }
-      const params = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
-      // The browser's key, when it sends one, makes a double click bill once.
+      // The browser's key, when it sends one, makes a double click bill once. It is the
+      // browser's input: a malformed one is its error (4xx), not the app's (5xx).
       const idempotencyKey = request.headers.get('idempotency-key') || undefined;
+      if (idempotencyKey !== undefined && !isIdempotencyKey(idempotencyKey)) {
+        return refuse(422, 'INVALID_BODY', 'The Idempotency-Key header must be 1-255 visible ASCII characters.', {
+          details: { field: 'Idempotency-Key' },
+        });
+      }
+      const params = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
       const submitted = await client.generations.create(params, idempotencyKey ? { idempotencyKey } : {});
       if (options.onSubmitted) await recordOnce(submitted, params, context);
       return Response.json(submitted, { status: 202 });

@@ -19,6 +19,9 @@ const LOCAL_STATUS: Record<string, number> = {
   CONFIGURATION_ERROR: 500,
 };
 
+/** Codes whose message is about the app's server, not the request: never sent to a browser. */
+const MASKED = new Set(['UNEXPECTED', 'CONFIGURATION_ERROR']);
+
 /**
  * The HTTP answer an app's own API gives for an error the SDK threw: the service's status and
  * error body for API errors, a matching one for client-side errors, and a bare 500 for anything
@@ -33,10 +36,13 @@ export function errorReply(error: unknown): ErrorReply {
     };
   }
   const status = error.status ?? LOCAL_STATUS[error.code] ?? 500;
+  // The app's own faults (its config, a wrapped non-SDK failure such as a store's) stay on the
+  // server: their messages can name internals. The code still says what kind of failure it was.
+  const internal = MASKED.has(error.code);
   const body: Record<string, unknown> = {
     error: error.code,
-    message: error.message,
-    next: error.next ?? null,
+    message: internal ? 'Internal error.' : error.message,
+    next: internal ? 'Retry later; the server log has the details.' : (error.next ?? null),
     request_id: error.requestId ?? null,
   };
   const wire = error.body;

@@ -137,7 +137,9 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       body = await readBody(request, maxBodyBytes, deadline);
     } catch (error) {
       if (error === BODY_TOO_LARGE) return reply(413, 'WEBHOOK_BODY_TOO_LARGE');
-      return error === BODY_TIMEOUT ? reply(408, 'WEBHOOK_BODY_TIMEOUT') : reply(400, 'WEBHOOK_BODY_UNREADABLE');
+      // A body cut off or still trickling at the deadline may be a real delivery hit by the
+      // network: answer 5xx so the service retries it (a 4xx would end its chain for good).
+      return error === BODY_TIMEOUT ? reply(503, 'WEBHOOK_BODY_TIMEOUT') : reply(500, 'WEBHOOK_BODY_UNREADABLE');
     }
     let event: WebhookEvent;
     try {
@@ -218,8 +220,8 @@ const REFUSALS: Record<string, [message: string, next: string]> = {
   METHOD_NOT_ALLOWED: ['Webhook deliveries are POST requests.', 'Send a POST.'],
   WEBHOOK_CONTENT_TYPE: ['Webhook deliveries are application/json.', 'Send the body as application/json.'],
   WEBHOOK_BODY_TOO_LARGE: ['The body is larger than this receiver accepts.', 'Raise the receiver body limit if this is a real delivery.'],
-  WEBHOOK_BODY_TIMEOUT: ['The body did not arrive before the deadline.', 'Send the whole body at once.'],
-  WEBHOOK_BODY_UNREADABLE: ['The body could not be read.', 'Send the delivery again.'],
+  WEBHOOK_BODY_TIMEOUT: ['The body did not arrive before the deadline.', 'The service retries the delivery.'],
+  WEBHOOK_BODY_UNREADABLE: ['The body could not be read.', 'The service retries the delivery.'],
   WEBHOOK_HANDLER_FAILED: ["The app's handler failed.", 'The service retries the delivery.'],
   WEBHOOK_HANDLER_TIMEOUT: ["The app's handler did not finish in time.", 'The service retries the delivery.'],
   WEBHOOK_IN_PROGRESS: ['The same event is being handled by another delivery.', 'The service retries the delivery.'],
