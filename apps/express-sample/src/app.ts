@@ -16,7 +16,11 @@ export function createApp({ client, store, webhookSecrets }: AppOptions): Expres
   const app = express();
 
   // The webhook route reads its own raw body: keep it before any express.json().
-  app.post('/api/webhooks/mediagen', mediagenWebhook({ secrets: webhookSecrets, onEvent: (event) => void store.applyWebhook(event) }));
+  // `client`: a wait() on it resolves as soon as the webhook arrives, not at its next poll.
+  app.post(
+    '/api/webhooks/mediagen',
+    mediagenWebhook({ secrets: webhookSecrets, client, onEvent: (event) => void store.applyWebhook(event) }),
+  );
 
   // The browser's list: what webhooks (and polling) taught us, newest first.
   app.get('/api/generations', (_req, res) => void res.json({ generations: store.list() }));

@@ -25,16 +25,26 @@ afterEach(async () => {
 /** An Express app receiving the real emulator's webhooks for one account. */
 async function receiver(
   expressModule: ExpressModule,
-  options: { jsonFirst?: boolean; secret?: string; onEvent: MediaGenWebhookOptions['onEvent'] },
+  options: { jsonFirst?: boolean; secret?: string; timeScale?: number; onEvent: MediaGenWebhookOptions['onEvent'] },
 ) {
   const app = expressModule();
   if (options.jsonFirst) app.use(expressModule.json());
-  app.post(PATH, mediagenWebhook({ secrets: SECRET, onEvent: options.onEvent, onError: () => {} }));
+  let client: MediaGenClient | undefined;
+  // `client`: the receiver publishes each verified event to it, so its wait() resolves on the webhook.
+  app.post(
+    PATH,
+    mediagenWebhook({
+      secrets: SECRET,
+      onEvent: options.onEvent,
+      onError: () => {},
+      client: { events: { publish: (e) => client?.events.publish(e) } },
+    }),
+  );
   const server = await listen(app);
   const emulator: RunningEmulator = await startEmulator({
     port: 0,
     config: {
-      timeScale: 0.005,
+      timeScale: options.timeScale ?? 0.005,
       accounts: [
         {
           id: 'acct_express',
@@ -47,8 +57,9 @@ async function receiver(
     },
   });
   running.push(server.close, emulator.close);
-  const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
+  client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
   return {
+    client,
     submit: async (prompt: string) => (await client.generations.create({ model: 'image-fast', prompt })).generation_id,
     /** The delivery log once the chain for `id` has ended (delivered, rejected or failed). */
     chain: async (id: string): Promise<Row[]> => {
@@ -68,6 +79,17 @@ describe.each([
   ['express 5', express5],
   ['express 4', express4],
 ] as const)("%s receiving the emulator's webhooks", (_name, expressModule) => {
+  it('with `client`, wait() resolves on the webhook, long before its next poll', async () => {
+    // Image renders of 0.5-1.5 s; a wait whose polls are 60 s apart can only end this soon through the webhook.
+    const r = await receiver(expressModule, { timeScale: 0.1, onEvent: () => {} });
+    const id = await r.submit('a heron');
+    const started = Date.now();
+    const generation = await r.client.generations.wait(id, { intervalMs: 60_000, timeoutMs: 30_000 });
+    expect(generation.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect((await r.chain(id)).map((row) => row.outcome)).toEqual(['delivered']);
+  });
+
   it('a completed generation is delivered once, answered 200, handled once', async () => {
     const events: WebhookEvent[] = [];
     const r = await receiver(expressModule, { onEvent: (event) => void events.push(event) });

@@ -37,6 +37,8 @@ export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookC
   maxBodyBytes?: number;
   /** Where verified events are published, so `wait()` resolves on them: usually `client.events`. */
   events?: Pick<GenerationEvents, 'publish'>;
+  /** The app's client: its `wait()`/`run()` resolve on this receiver's events (shorthand for `events: client.events`). */
+  client?: { events: Pick<GenerationEvents, 'publish'> };
   /**
    * Keeps work alive after the answer on runtimes that stop at the response (Next's `after`,
    * a Worker's `ctx.waitUntil`): the handler's outcome and the event publish are handed to it.
@@ -72,6 +74,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const ttlMs = options.dedupeTtlMs ?? 24 * 3_600_000;
   const hmac = createHmac();
+  const events = options.events ?? options.client?.events;
   const report = (error: unknown, event?: WebhookEvent) => {
     try {
       options.onError?.(error, event);
@@ -160,9 +163,9 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
     }
 
     // Waiters learn of the result at once, whether or not this delivery is a duplicate.
-    if (options.events) {
+    if (events) {
       const published = Promise.resolve()
-        .then(() => options.events?.publish(event))
+        .then(() => events.publish(event))
         .catch((error: unknown) => report(error, event));
       keepAlive(published);
     }
