@@ -11,8 +11,7 @@ export const SUCCESS_BODY_MAX = 16 * 1024 * 1024;
  */
 export async function readText(response: Response, max: number, cut?: boolean): Promise<string | undefined> {
   const declared = response.headers.get('content-length');
-  const encoding = response.headers.get('content-encoding');
-  const fits = declared !== null && +declared <= max && (encoding === null || /^\s*identity\s*$/i.test(encoding));
+  const fits = declared !== null && +declared <= max && !response.headers.has('content-encoding');
   const reader = fits ? undefined : response.body?.getReader();
   if (!reader) return response.text();
   const decoder = new TextDecoder();
