@@ -24,6 +24,8 @@ export interface StackOptions {
   dbFile?: string;
   /** The emulator's time scale. Default 0.005: an image renders in well under a second. */
   timeScale?: number;
+  /** The app client's retries. Default: the client's own (4). */
+  maxRetries?: number;
 }
 
 /** The sample app and a real emulator on free ports, the emulator's webhooks pointing at the app. */
@@ -45,7 +47,7 @@ export async function startStack(options: StackOptions = {}) {
 
   const dir = options.dbFile ? undefined : mkdtempSync(join(tmpdir(), 'express-sample-'));
   const dbFile = options.dbFile ?? join(dir!, 'generations.db');
-  const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
+  const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url, maxRetries: options.maxRetries });
   const store = new GenerationStore(dbFile);
   handler = createApp({ client, store, webhookSecrets: options.appSecrets ?? [SECRET] });
   const stopPoller = options.poller ? startPoller(client, store, options.poller) : () => {};
