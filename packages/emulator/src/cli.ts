@@ -4,20 +4,24 @@ import { ConfigError, DEFAULT_KEY, startEmulator } from './index.js';
 
 const HELP = `mediagen-emulator: a local copy of the MediaGen service
 
-Usage: mediagen-emulator [--port 4010] [--host 127.0.0.1] [--config emulator.json]
+Usage: mediagen-emulator [--port 4010] [--host 127.0.0.1] [--config emulator.json] [--public-url http://host:4010]
+
+--public-url: the address output links name, when clients reach the emulator by another
+name than the one it listens on (with --host 0.0.0.0, in a container).
 
 Without --config: one pro account (acct_demo, 15,000 credits), key ${DEFAULT_KEY},
 every model allowed; webhooks go to MEDIAGEN_WEBHOOK_URL signed with MEDIAGEN_WEBHOOK_SECRET.
 Test-only controls live under /__emulator/* and answer only on loopback.`;
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; config?: string; help?: boolean };
+  let values: { port?: string; host?: string; config?: string; 'public-url'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
         config: { type: 'string', short: 'c' },
+        'public-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -36,7 +40,12 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   try {
-    const emu = await startEmulator({ port, host: values.host ?? '127.0.0.1', ...(values.config ? { config: values.config } : {}) });
+    const emu = await startEmulator({
+      port,
+      host: values.host ?? '127.0.0.1',
+      ...(values.config ? { config: values.config } : {}),
+      ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+    });
     console.log(`mediagen-emulator listening on ${emu.url}${values.config ? ` (config ${values.config})` : ` (key ${DEFAULT_KEY})`}`);
     const stop = () => {
       void emu.close().finally(() => process.exit(0));

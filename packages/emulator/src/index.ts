@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_INTERVAL_MS } from './bounds.js';
-import { type EmulatorConfig, loadConfig } from './config.js';
+import { ConfigError, type EmulatorConfig, loadConfig } from './config.js';
 import { RequestIds } from './http.js';
 import { createClientErrorListener } from './protocol.js';
 import { createHandler } from './server.js';
@@ -15,6 +15,12 @@ export interface StartOptions {
   host?: string;
   /** A parsed config object or the path of a JSON file. */
   config?: EmulatorConfig | string;
+  /**
+   * The base address output links and `url` name, for clients that reach the emulator by another
+   * name than the one it listens on (a container, `--host 0.0.0.0`). Default: the listening address.
+   * Never taken from a request's `Host` header.
+   */
+  publicUrl?: string;
   /** Time to receive a whole request, body included, before a `408` JSON answer. Default 15,000. */
   requestTimeoutMs?: number;
   /** Time to receive the request headers. Default 10,000 (capped at `requestTimeoutMs`). */
@@ -22,14 +28,17 @@ export interface StartOptions {
 }
 
 export interface RunningEmulator {
-  /** Base address, e.g. `http://127.0.0.1:4010`. */
+  /** Base address, e.g. `http://127.0.0.1:4010` (the `publicUrl` when one is given). */
   url: string;
+  /** The port it listens on (the one picked when started with port 0). */
+  port: number;
   close(): Promise<void>;
 }
 
 /** Starts the emulator; resolves once it listens (and `/__emulator/health` answers 200). */
 export async function startEmulator(options: StartOptions = {}): Promise<RunningEmulator> {
   const config = loadConfig(options.config);
+  const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const state = new EmulatorState(config);
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const inFlight = new WeakMap<Duplex, ServerResponse>();
@@ -55,10 +64,11 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
   });
   const addr = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${addr.port}`;
+  const url = publicUrl ?? `http://${shownHost}:${addr.port}`;
   state.baseUrl = url;
   return {
     url,
+    port: addr.port,
     close: () =>
       new Promise<void>((resolve, reject) => {
         state.close();
@@ -66,6 +76,18 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
         server.closeAllConnections();
       }),
   };
+}
+
+/** An http(s) origin (a path prefix allowed), without credentials, query or fragment; no trailing slash. */
+function checkPublicUrl(value: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {}
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password || parsed.search || parsed.hash) {
+    throw new ConfigError('publicUrl must be an http(s) address without credentials, query or fragment, e.g. http://emulator:4010');
+  }
+  return parsed.href.replace(/\/+$/, '');
 }
 
 export { type LedgerEntry, TIER_LIMITS, type TierLimits } from './accounts.js';

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_KEY, startEmulator } from '../src/index.js';
 import { type Emu, emulator, KEY } from './helpers.js';
 
 /**
@@ -38,6 +39,34 @@ describe('output links on hostile requests', () => {
       const r = await getWithHost(`/api/v1/generations/${id}`, host);
       expect(r.status).toBe(200);
       for (const url of r.body.output_urls as string[]) expect(url.startsWith(`${emu.url}/api/v1/output/${id}/`)).toBe(true);
+    }
+  });
+
+  it('publicUrl: links name the configured address (reachable from elsewhere), and resolve on this server', async () => {
+    const exposed = await startEmulator({
+      port: 0,
+      host: '0.0.0.0',
+      publicUrl: 'http://emulator.internal:4010/',
+      config: { timeScale: 0.001 },
+    });
+    try {
+      expect(exposed.url).toBe('http://emulator.internal:4010');
+      const local = `http://127.0.0.1:${exposed.port}`;
+      const headers = { authorization: `Bearer ${DEFAULT_KEY}`, 'content-type': 'application/json' };
+      const sent = await (
+        await fetch(`${local}/api/v1/generate`, { method: 'POST', headers, body: JSON.stringify({ model: 'image-fast', prompt: 'x' }) })
+      ).json();
+      let generation: { status: string; output_url: string };
+      do generation = await (await fetch(`${local}/api/v1/generations/${sent.generation_id}`, { headers })).json();
+      while (generation.status !== 'completed');
+      expect(generation.output_url.startsWith(`http://emulator.internal:4010/api/v1/output/${sent.generation_id}/`)).toBe(true);
+      const image = await fetch(generation.output_url.replace('http://emulator.internal:4010', local));
+      expect(image.status).toBe(200);
+    } finally {
+      await exposed.close();
+    }
+    for (const bad of ['ftp://x', 'http://user:pw@x', 'http://x/?q=1', 'not a url']) {
+      await expect(startEmulator({ port: 0, publicUrl: bad })).rejects.toThrow(/publicUrl must be/);
     }
   });
 
