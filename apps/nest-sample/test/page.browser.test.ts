@@ -25,8 +25,14 @@ describe('the sample page in a real Chromium', () => {
   let profile: string;
 
   beforeAll(async () => {
-    // Never skipped: without the browser this test fails, in CI too (scripts/services.sh installs it).
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/services.sh\` (it apt-installs chromium).`);
+    // Never skipped: without the browser this test fails, in CI too. The root `pnpm test` first runs
+    // scripts/ensure-services.mjs, which apt-installs Debian's chromium when it is missing.
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `${CHROMIUM} is missing: run \`node scripts/ensure-services.mjs\` at the repo root ` +
+          '(as root it apt-installs chromium; otherwise it prints the apt-get command to run).',
+      );
+    }
     stack = await startStack({ timeScale: 0.1 });
     profile = mkdtempSync(join(tmpdir(), 'nest-sample-chromium-'));
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });

@@ -1,20 +1,25 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { MediaGenError } from '@mediagen/core';
+import { errorReply } from '@mediagen/core/server';
 
 /**
- * Answers `408` to a delivery whose body has not fully arrived by `deadlineMs`, then closes
- * the connection. On Nest the platform's body parser reads the body before the webhook route
- * runs (and waits as long as the sender likes), so core's own deadline never gets a say: this
- * watches the route's requests at the Node server, ahead of Express or Fastify. A body that
- * arrives in time is left alone (a slow handler is core's business: 503).
- * Returns the function that stops watching.
+ * Answers `503 WEBHOOK_BODY_TIMEOUT` (core's error body, as core's own receiver answers a body
+ * that misses its deadline) to a delivery whose body has not fully arrived by `deadlineMs`,
+ * then closes the connection. A 5xx, not a 4xx: the service ends its retry chain on a 4xx, and
+ * a body slowed down by the network is worth another attempt. On Nest the platform's body
+ * parser reads the body before the webhook route runs (and waits as long as the sender likes),
+ * so core's own deadline never gets a say: this watches the route's requests at the Node
+ * server, ahead of Express or Fastify. A body that arrives in time is left alone (a slow
+ * handler is core's business: 503). Returns the function that stops watching.
  */
 export function watchBodyDeadline(server: Server, isWebhook: (req: IncomingMessage) => boolean, deadlineMs: number): () => void {
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (!isWebhook(req) || req.complete) return;
     const timer = setTimeout(() => {
       if (req.complete || res.headersSent) return;
-      res.writeHead(408, { 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify({ error: 'WEBHOOK_BODY_TIMEOUT' }), () => req.socket.destroy());
+      const { status, body, headers } = errorReply(bodyTimeout());
+      res.writeHead(status, { ...headers, 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify(body), () => req.socket.destroy());
     }, deadlineMs);
     timer.unref();
     const clear = () => clearTimeout(timer);
@@ -25,8 +30,24 @@ export function watchBodyDeadline(server: Server, isWebhook: (req: IncomingMessa
   return () => void server.removeListener('request', onRequest);
 }
 
+function bodyTimeout(): MediaGenError {
+  return new MediaGenError('The body did not arrive before the deadline.', {
+    status: 503,
+    code: 'WEBHOOK_BODY_TIMEOUT',
+    next: 'The service retries the delivery.',
+    retryable: true,
+  });
+}
+
 /** The route's full path (`/api/webhooks/mediagen`) from the global prefix and `webhook.path`. */
 export function routePath(globalPrefix: string, path: string): string {
   const parts = [globalPrefix, path].flatMap((part) => part.split('/')).filter(Boolean);
   return `/${parts.join('/')}`;
+}
+
+/** Whether a request (its Node request's method and URL) is a delivery to `path`. */
+export function isDeliveryTo(path: string, method: string | undefined, url: string | undefined): boolean {
+  if (method !== 'POST') return false;
+  const pathname = (url ?? '').split('?')[0]!;
+  return pathname === path || pathname === `${path}/`;
 }

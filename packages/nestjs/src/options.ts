@@ -16,13 +16,17 @@ export interface MediaGenWebhookOptions {
   dedupe?: WebhookDedupeStore | false;
   /**
    * Decorators put on the webhook route, applied before Nest registers it: metadata ones
-   * (`SkipThrottle()`, a `@Public()` your auth guard reads) and guard instances. A guard given
-   * by class needs `forRoot` (with `forRootAsync` it comes too late for Nest to build it).
+   * (`SkipThrottle()`, a `@Public()` your auth guard reads) and guard, interceptor, pipe or
+   * exception filter instances. One given by class needs `forRoot`: with `forRootAsync` it comes
+   * too late for Nest to build it, and start-up fails rather than run the route without it.
    */
   decorators?: readonly WebhookRouteDecorator[];
   /** Largest body verified, in bytes. Default 1 MiB. Also raise your platform's body limit above it. */
   maxBodyBytes?: number;
-  /** When to answer 503 if handlers are still running (the service waits 5 s). Default 4 000 ms. */
+  /**
+   * When to answer 503 if the body is still arriving or handlers are still running (the service
+   * waits 5 s, and retries a 5xx). Default 4 000 ms.
+   */
   deadlineMs?: number;
 }
 

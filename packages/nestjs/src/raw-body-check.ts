@@ -46,12 +46,15 @@ async function expressKeepsRawBody(app: unknown): Promise<boolean | 'no-parser' 
 }
 
 type ParserFn = (req: unknown, body: Buffer, done: (error: unknown, body?: unknown) => void) => unknown;
+type ParserRegistry = Record<symbol, unknown> & { getParser?(type: string): { fn?: ParserFn } | undefined };
 
-async function fastifyKeepsRawBody(fastify: unknown): Promise<boolean | undefined> {
-  const symbol = Object.getOwnPropertySymbols(fastify).find((s) => s.description === 'fastify.contentTypeParser');
-  const registry = symbol ? (fastify as Record<symbol, { getParser?(type: string): { fn?: ParserFn } | undefined }>)[symbol] : undefined;
+async function fastifyKeepsRawBody(fastify: unknown): Promise<boolean | 'no-parser' | undefined> {
+  const registry = bySymbol(fastify, 'fastify.contentTypeParser') as ParserRegistry | undefined;
   const parser = registry?.getParser?.('application/json');
   if (typeof parser?.fn !== 'function') return undefined;
+  // Fastify has a JSON parser of its own, which never keeps the raw body. Still in place, it
+  // means Nest registered none: the app was created with bodyParser: false.
+  if (parser.fn === bySymbol(registry, 'fastify.defaultJSONParse')) return 'no-parser';
   const req: { rawBody?: unknown } = {};
   await new Promise<void>((resolve) => {
     const result = parser.fn!(req, Buffer.from('{}'), () => resolve());
@@ -62,6 +65,13 @@ async function fastifyKeepsRawBody(fastify: unknown): Promise<boolean | undefine
       );
   });
   return isBytes(req.rawBody);
+}
+
+/** A property Fastify keeps under a symbol (not exported), found by the symbol's description. */
+function bySymbol(target: unknown, description: string): unknown {
+  if (typeof target !== 'object' || target === null) return undefined;
+  const symbol = Object.getOwnPropertySymbols(target).find((s) => s.description === description);
+  return symbol ? (target as Record<symbol, unknown>)[symbol] : undefined;
 }
 
 /** A real (unconnected) `IncomingMessage` carrying `{}` as JSON, for the app's own parser. */

@@ -1,6 +1,12 @@
 import { ConfigurationError } from '@mediagen/core';
 import { Controller, Inject, Post, Req, Res, type Type } from '@nestjs/common';
-import { GUARDS_METADATA, INTERCEPTORS_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import {
+  EXCEPTION_FILTERS_METADATA,
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  PATH_METADATA,
+  PIPES_METADATA,
+} from '@nestjs/common/constants.js';
 import type { MediaGenWebhookOptions, WebhookRouteDecorator } from './options';
 import { MEDIAGEN_WEBHOOK_ROUTE } from './tokens';
 import { MediaGenWebhookReceiver } from './webhook-receiver';
@@ -32,8 +38,9 @@ export function createWebhookController(): Type {
 /**
  * Gives the controller its path and decorators, or no route at all without `webhook`. Runs
  * while Nest builds the module (options known, even async ones), before it registers routes.
- * `late` is true for async options: by then Nest has already collected guard classes, so a
- * guard given by class could not be built and would silently not run; that is refused.
+ * `late` is true for async options: by then Nest has already collected the classes of guards,
+ * interceptors, pipes and exception filters it builds, so one given by class could not be built
+ * and would silently not run; that is refused.
  */
 export function configureWebhookRoute(controller: Type, webhook: MediaGenWebhookOptions | undefined, late: boolean): void {
   const prototype = controller.prototype as Record<string, unknown>;
@@ -47,12 +54,18 @@ export function configureWebhookRoute(controller: Type, webhook: MediaGenWebhook
     throw new ConfigurationError('MediaGenModule: webhook.path must be a route such as "webhooks/mediagen".');
   }
   Reflect.defineMetadata(PATH_METADATA, webhook.path, controller);
-  const before = late ? enhancers(controller, method) : 0;
+  const before = late ? enhancers(controller, method) : [];
   for (const decorator of webhook.decorators ?? []) applyDecorator(decorator, controller);
-  if (late && enhancers(controller, method) !== before) {
+  const added = late
+    ? enhancers(controller, method).filter((item) => !before.some((b) => b.kind === item.kind && b.type === item.type))
+    : [];
+  if (added.length > 0) {
+    const names = added.map(({ kind, type }) => `${kind} ${type.name || '(anonymous class)'}`).join(', ');
     throw new ConfigurationError(
-      'MediaGenModule.forRootAsync: webhook.decorators adds a guard or interceptor by class, which Nest can no longer build at this point. ' +
-        'Pass an instance (UseGuards(new MyGuard())), or use forRoot, or a global guard with a metadata decorator such as @Public().',
+      `MediaGenModule.forRootAsync: webhook.decorators adds ${names} by class, ` +
+        'which Nest can no longer build at this point: it would silently not run. ' +
+        'Pass an instance (UseGuards(new MyGuard()), UseFilters(new MyFilter()), UsePipes(new MyPipe())), or use forRoot, ' +
+        'or an app-wide one with a metadata decorator such as @Public().',
     );
   }
 }
@@ -64,14 +77,21 @@ function applyDecorator(decorator: WebhookRouteDecorator, controller: Type): voi
   (decorator as MethodDecorator)(prototype, METHOD, descriptor);
 }
 
-/** Guard and interceptor classes (not instances) on the route, which Nest builds only at scan time. */
-function enhancers(controller: Type, method: object): number {
-  let count = 0;
-  for (const key of [GUARDS_METADATA, INTERCEPTORS_METADATA]) {
+const ENHANCERS = [
+  [GUARDS_METADATA, 'guard'],
+  [INTERCEPTORS_METADATA, 'interceptor'],
+  [PIPES_METADATA, 'pipe'],
+  [EXCEPTION_FILTERS_METADATA, 'exception filter'],
+] as const;
+
+/** Guard, interceptor, pipe and exception filter classes (not instances) on the route, which Nest builds only at scan time. */
+function enhancers(controller: Type, method: object): Array<{ kind: string; type: Type }> {
+  const found: Array<{ kind: string; type: Type }> = [];
+  for (const [key, kind] of ENHANCERS) {
     for (const target of [controller, method]) {
       const list = Reflect.getMetadata(key, target) as unknown[] | undefined;
-      count += (list ?? []).filter((item) => typeof item === 'function').length;
+      for (const item of list ?? []) if (typeof item === 'function') found.push({ kind, type: item as Type });
     }
   }
-  return count;
+  return found;
 }

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { MediaGenClient } from '@mediagen/core';
+import { MediaGenClient, NotFoundError, ServerError } from '@mediagen/core';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
-import { Controller, Get, Param, Post, UseFilters } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { Controller, Get, Injectable, Param, Post, UseFilters } from '@nestjs/common';
+import { APP_FILTER, ExternalContextCreator } from '@nestjs/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InjectMediaGen, MediaGenExceptionFilter, MediaGenModule } from '../src';
 import { PLATFORMS, startApp } from './support/nest';
@@ -39,7 +39,34 @@ class GenerationsController {
 
   @Get('boom/plain')
   plain() {
-    throw new Error('not an SDK error');
+    // Not an SDK error, and its message names the key (as a careless log line would).
+    throw new Error(`upstream call with Authorization: Bearer ${KEY} failed`);
+  }
+
+  @Get('boom/sdk')
+  sdk() {
+    // An SDK error whose internals hold the key: the raw body a proxy echoed, the cause, a field.
+    throw Object.assign(
+      new ServerError('The provider is down.', {
+        status: 503,
+        code: 'PROVIDER_DOWN',
+        next: 'Retry after 60 s.',
+        requestId: 'req_leak',
+        retryable: true,
+        body: { error: 'PROVIDER_DOWN', echoed_headers: { authorization: `Bearer ${KEY}` }, debug: KEY },
+        cause: new Error(`socket to the provider closed (Bearer ${KEY})`),
+      }),
+      { apiKey: KEY },
+    );
+  }
+}
+
+/** A provider whose method Nest runs outside HTTP (as microservices, WebSockets or GraphQL do) with the app's filters. */
+@Injectable()
+class Jobs {
+  constructor(private readonly client: MediaGenClient) {}
+  lookup(...args: unknown[]) {
+    return this.client.generations.get(String(args[0]));
   }
 }
 
@@ -65,16 +92,17 @@ afterEach(async () => {
 
 for (const platform of PLATFORMS) {
   describe(`${platform}: MediaGenExceptionFilter`, () => {
-    async function start(global: boolean) {
+    async function launch(global: boolean) {
       const started = await startApp({
         platform,
         imports: [MediaGenModule.forRoot({ apiKey: KEY, baseUrl: emulator.url })],
         controllers: [GenerationsController, ScopedController],
-        providers: global ? [{ provide: APP_FILTER, useClass: MediaGenExceptionFilter }] : [],
+        providers: [Jobs, ...(global ? [{ provide: APP_FILTER, useClass: MediaGenExceptionFilter }] : [])],
       });
       apps.push(started);
-      return started.origin;
+      return started;
     }
+    const start = async (global: boolean) => (await launch(global)).origin;
 
     it('the client is one instance, by type and by @InjectMediaGen()', async () => {
       const origin = await start(false);
@@ -110,7 +138,33 @@ for (const platform of PLATFORMS) {
       const text = await res.text();
       expect(text).toContain('Internal server error');
       expect(text).not.toContain(KEY);
+
+      // An SDK error carrying the key in its raw body, cause and own fields: answered by the
+      // filter (its status, code and request_id), without any of them.
+      const sdk = await fetch(`${origin}/gen/boom/sdk`);
+      expect(sdk.status).toBe(503);
+      const answer = await sdk.text();
+      expect(JSON.parse(answer)).toMatchObject({ error: 'PROVIDER_DOWN', request_id: 'req_leak' });
+      expect(answer).not.toContain(KEY);
+      expect(JSON.stringify([...sdk.headers])).not.toContain(KEY);
     });
+
+    for (const type of ['rpc', 'graphql'] as const) {
+      it(`outside HTTP (${type}), an SDK error goes on untouched`, async () => {
+        const { app } = await launch(true);
+        const jobs = app.get(Jobs);
+        const run = app
+          .get(ExternalContextCreator)
+          .create(jobs, jobs.lookup, 'lookup', undefined, undefined, undefined, undefined, { filters: true }, type);
+        const thrown = await run('00000000-0000-4000-8000-000000000000').then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        // The SDK's own error, not a TypeError from writing an HTTP answer to a non-HTTP context.
+        expect(thrown).toBeInstanceOf(NotFoundError);
+        expect(thrown).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+      });
+    }
 
     it('works scoped to a controller with @UseFilters', async () => {
       const origin = await start(false);

@@ -2,15 +2,21 @@ import 'reflect-metadata';
 import { deliver, makePayload } from '@mediagen/conformance';
 import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
 import {
+  type ArgumentsHost,
   type CanActivate,
+  Catch,
   Controller,
+  type ExceptionFilter,
   type ExecutionContext,
   Get,
   Injectable,
   Module,
+  type PipeTransform,
   Scope,
   SetMetadata,
+  UseFilters,
   UseGuards,
+  UsePipes,
 } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -60,6 +66,22 @@ class RequestScopedHandler {
 class NeverAllow implements CanActivate {
   canActivate() {
     return false;
+  }
+}
+
+/** Answers every error on the route 418: proof that it ran. */
+@Catch()
+class TeapotFilter implements ExceptionFilter {
+  catch(_error: unknown, host: ArgumentsHost) {
+    const res = host.switchToHttp().getResponse();
+    if (typeof res.code === 'function') res.code(418).send({ teapot: true });
+    else res.status(418).json({ teapot: true });
+  }
+}
+
+class NoopPipe implements PipeTransform {
+  transform(value: unknown) {
+    return value;
   }
 }
 
@@ -127,7 +149,33 @@ for (const platform of PLATFORMS) {
       const module = MediaGenModule.forRootAsync({
         useFactory: () => ({ apiKey: 'svc_live_x', webhook: { path: 'w', secrets: SECRET, decorators: [UseGuards(NeverAllow)] } }),
       });
-      await expect(start({ platform, imports: [module] })).rejects.toThrow(/guard or interceptor by class/);
+      await expect(start({ platform, imports: [module] })).rejects.toThrow(/adds guard NeverAllow by class/);
+    });
+
+    for (const [kind, decorator, name] of [
+      ['an exception filter', UseFilters(TeapotFilter), 'exception filter TeapotFilter'],
+      ['a pipe', UsePipes(NoopPipe), 'pipe NoopPipe'],
+    ] as const) {
+      it(`forRootAsync: ${kind} given by class in decorators is refused at start-up rather than silently dropped`, async () => {
+        const module = MediaGenModule.forRootAsync({
+          useFactory: () => ({ apiKey: 'svc_live_x', webhook: { path: 'w', secrets: SECRET, decorators: [decorator] } }),
+        });
+        const failure = start({ platform, imports: [module] });
+        await expect(failure).rejects.toThrow(new RegExp(`adds ${name} by class`));
+        await expect(failure).rejects.toThrow(/Pass an instance/);
+      });
+    }
+
+    it('forRootAsync: guards and filters given as instances are kept and run', async () => {
+      const module = MediaGenModule.forRootAsync({
+        useFactory: () => ({
+          apiKey: 'svc_live_x',
+          webhook: { path: 'w', secrets: SECRET, decorators: [UseFilters(new TeapotFilter()), UseGuards(new NeverAllow())] },
+        }),
+      });
+      const { origin } = await start({ platform, imports: [module] });
+      // The guard refuses (403), and the filter turns that into its 418.
+      expect((await deliver(`${origin}/w`, makePayload(), { secret: SECRET })).status).toBe(418);
     });
   });
 }
@@ -180,13 +228,45 @@ describe('forRootAsync with useClass', () => {
   });
 });
 
-describe('express: bodyParser: false', () => {
-  it('fails at start-up, with the fix in the message', async () => {
-    await expect(start({ platform: 'express', bodyParser: false, imports: [withWebhook()] })).rejects.toThrow(
-      /bodyParser: false.*rawBody: true/s,
-    );
+describe('forRootAsync with useExisting', () => {
+  it('takes the options from a provider the imported module already has, without making another one', async () => {
+    @Injectable()
+    class ExistingSettings {
+      static made = 0;
+      constructor() {
+        ExistingSettings.made++;
+      }
+      createMediaGenOptions() {
+        return { apiKey: 'svc_live_x', webhook: { path: 'from-existing', secrets: SECRET } };
+      }
+    }
+    @Module({ providers: [ExistingSettings], exports: [ExistingSettings] })
+    class SettingsModule {}
+    const recorder = new Recorder();
+    const { app, origin } = await start({
+      platform: 'express',
+      imports: [SettingsModule, MediaGenModule.forRootAsync({ imports: [SettingsModule], useExisting: ExistingSettings })],
+      providers: handlerProviders(recorder),
+    });
+    expect(ExistingSettings.made).toBe(1);
+    expect(app.get(MediaGenClient)).toBeInstanceOf(MediaGenClient);
+    const payload = makePayload();
+    expect((await deliver(`${origin}/from-existing`, payload, { secret: SECRET })).status).toBe(200);
+    expect(recorder.ran(payload.generation_id)).toContain('completed');
   });
 });
+
+for (const platform of PLATFORMS) {
+  describe(`${platform}: bodyParser: false`, () => {
+    for (const rawBody of [true, false]) {
+      it(`fails at start-up saying the parser is off (rawBody: ${rawBody}), with the fix in the message`, async () => {
+        const failure = start({ platform, rawBody, bodyParser: false, imports: [withWebhook()] });
+        await expect(failure).rejects.toThrow(/created with bodyParser: false.*rawBody: true/s);
+        await expect(failure).rejects.not.toThrow(/without rawBody: true/);
+      });
+    }
+  });
+}
 
 describe('isGlobal', () => {
   it('a feature module injects the client without importing the module', async () => {

@@ -2,9 +2,17 @@ import 'reflect-metadata';
 import { deliver, makePayload } from '@mediagen/conformance';
 import { MediaGenClient } from '@mediagen/core';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
-import { type ArgumentsHost, Catch, type DynamicModule, type ExceptionFilter, Injectable, Module } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type DynamicModule,
+  type ExceptionFilter,
+  type INestApplication,
+  Injectable,
+  Module,
+} from '@nestjs/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MediaGenModule } from '../src';
+import { InjectMediaGen, MEDIAGEN_CLIENT, MediaGenModule } from '../src';
 import { handlerProviders, ON_COMPLETED, ON_FAILED, Recorder } from './support/handlers';
 import { freePort, PLATFORMS, type Platform, startApp } from './support/nest';
 
@@ -38,6 +46,15 @@ const variants = {
     }),
 };
 
+/** A provider of the app that takes the client both ways. */
+@Injectable()
+class ClientUser {
+  constructor(
+    readonly byType: MediaGenClient,
+    @InjectMediaGen() readonly byToken: MediaGenClient,
+  ) {}
+}
+
 /** A Sentry-like global filter: catches everything and answers 200. It must see nothing from the webhook. */
 @Catch()
 class SwallowEverythingFilter implements ExceptionFilter {
@@ -58,6 +75,7 @@ for (const platform of PLATFORMS) {
       let close: () => Promise<void>;
       let origin: string;
       let client: MediaGenClient;
+      let app: INestApplication;
       const url = () => `${origin}/${PATH}`;
 
       beforeAll(async () => {
@@ -81,10 +99,11 @@ for (const platform of PLATFORMS) {
           platform: platform as Platform,
           port,
           imports: [module(emulator.url)],
-          providers: handlerProviders(recorder),
+          providers: [...handlerProviders(recorder), ClientUser],
           configure: (app) => app.useGlobalFilters(new SwallowEverythingFilter()),
         });
         ({ origin, close } = started);
+        app = started.app;
         client = started.app.get(MediaGenClient);
       });
       afterAll(async () => {
@@ -170,8 +189,13 @@ for (const platform of PLATFORMS) {
       });
 
       it('the client is injectable by type and by token, one instance', async () => {
-        expect(client).toBeInstanceOf(MediaGenClient);
-        expect((await client.credits.get()).balance).toBeGreaterThan(0);
+        const user = app.get(ClientUser);
+        expect(user.byType).toBeInstanceOf(MediaGenClient);
+        expect(user.byToken).toBeInstanceOf(MediaGenClient);
+        expect(user.byToken).toBe(user.byType);
+        expect(app.get(MEDIAGEN_CLIENT)).toBe(user.byType);
+        expect(client).toBe(user.byType);
+        expect((await user.byToken.credits.get()).balance).toBeGreaterThan(0);
       });
     });
   }
