@@ -3,7 +3,7 @@
 // the soak's own Redis: webhook de-dup, the account gate and the wait/webhook race.
 // A chaotic handler fails 30 % of deliveries (throws, outlives the 5 s window, or is slow).
 // Bookkeeping (what was handled, when) goes to a separate Redis the restart never touches.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { MediaGenClient } from '@mediagen/core';
 import { mediagenWebhook } from '@mediagen/express';
 import { RedisDedupeStore, RedisGateStore, RedisGenerationEvents } from '@mediagen/redis';
@@ -14,9 +14,12 @@ const env = process.env;
 const NAME = env.INSTANCE;
 const prefix = env.PREFIX;
 const books = new Redis(env.BOOKS_URL);
+books.on('error', () => {}); // bookkeeping is best effort; a failed write shows up in the checks
 const K = (name) => `${env.BOOKS_PREFIX}${name}`;
 const counts = { received: 0, handled: 0, deduped: 0, thrown: 0, timedOut: 0, slow: 0, retries: 0, rateLimited: 0, gateRefused: 0 };
 const count = (name, n = 1) => void books.hincrby(K('counts'), name, n).catch(() => {});
+/** When it happened, for what must be told apart before and after the Redis restart (429s, gate refusals). */
+const mark = (name, detail = '') => void books.zadd(K(`at:${name}`), Date.now(), `${NAME}:${randomUUID()}:${detail}`).catch(() => {});
 
 /** The store, counting deliveries it answers as duplicates. */
 class CountingDedupe extends RedisDedupeStore {
@@ -28,15 +31,19 @@ class CountingDedupe extends RedisDedupeStore {
 }
 
 const events = new RedisGenerationEvents({ redis: env.REDIS_URL, prefix, onError: () => {} });
-const gate = new RedisGateStore({ redis: env.REDIS_URL, prefix: `${prefix}gate:`, pollMs: 50 });
+// Fails closed (the default, said here because the soak checks it): while Redis is down, acquire throws.
+const gate = new RedisGateStore({ redis: env.REDIS_URL, prefix: `${prefix}gate:`, pollMs: 50, failOpen: false });
 const client = new MediaGenClient({
   apiKey: env.API_KEY,
   baseUrl: env.BASE_URL,
   gate,
   events,
-  onRetry: ({ error }) => {
+  onRetry: ({ error, method, path }) => {
     count('retries');
-    if (error.status === 429) count('rateLimited');
+    if (error.status === 429) {
+      count('rateLimited');
+      mark('rateLimited', `${error.code} ${method} ${path}`);
+    }
   },
 });
 
@@ -103,6 +110,7 @@ async function runOne(key) {
       if (error?.code === 'REDIS_UNAVAILABLE' && attempt < 60) {
         // The gate fails closed while Redis is down: nothing was sent; try again with the same key.
         count('gateRefused');
+        mark('gateRefused');
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }

@@ -12,12 +12,23 @@ const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
+ * keepFor(key, ms): the key lives at least ms more, never less than it already would. A hit
+ * scheduled ahead (a resend counted when it will go) keeps the key past one window; a later
+ * acquire or hit must not cut that short, or the hit would vanish while still in the window.
+ */
+const KEEP_FOR = `local function keepFor(key, ms)
+  local ttl = redis.call('PTTL', key)
+  if ttl < ms then redis.call('PEXPIRE', key, ms) end
+end`;
+
+/**
  * KEYS: hits, slots, pause. ARGV: per minute (-1 = none), max concurrent (-1 = none), window
  * ms, slot TTL ms, token, poll ms. Returns {1, 0} with the slot and hit taken, or {0, wait ms}.
  * Both limits are checked and both counts taken in one step: a rate hit is never spent on a
  * submit that then finds no slot, and no two processes can take the last slot.
  */
 export const ACQUIRE = new LuaScript(`${NOW}
+${KEEP_FOR}
 local paused = redis.call('PTTL', KEYS[3])
 if paused > 0 then return {0, paused} end
 local window = tonumber(ARGV[3])
@@ -32,7 +43,7 @@ local maxConcurrent = tonumber(ARGV[2])
 if maxConcurrent >= 0 and redis.call('ZCARD', KEYS[2]) >= maxConcurrent then return {0, tonumber(ARGV[6])} end
 redis.call('ZADD', KEYS[1], now, ARGV[5])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[5])
-redis.call('PEXPIRE', KEYS[1], window)
+keepFor(KEYS[1], window)
 return {1, 0}
 `);
 
@@ -52,8 +63,9 @@ return 1
 
 /** KEYS: hits. ARGV: member, delay ms (a resend counted when it will go), window ms. */
 export const HIT = new LuaScript(`${NOW}
+${KEEP_FOR}
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[2]))
+keepFor(KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[2]))
 return 1
 `);
 

@@ -75,6 +75,24 @@ describe('RedisGateStore', () => {
     expect(token(grant)).toBeTruthy();
   });
 
+  it('a hit scheduled ahead still counts after later acquires and hits (the key never expires early)', async () => {
+    const prefix = uniquePrefix('ahead');
+    const windowMs = 1_000;
+    const [a, b] = [gate(prefix, { windowMs }), gate(prefix, { windowMs })];
+    const redis = connection();
+    // A resend that will go in 1.5 s: it counts until 1.5 s + one window from now.
+    await a.hit(Date.now() + 1_500);
+    await b.hit(Date.now()); // a hit now needs the key for one window only
+    expect(token(await b.acquire({ perMinute: 3, maxConcurrent: 10 }))).toBeTruthy(); // so does an acquire
+    // Neither may have cut the key's life short of the resend's window.
+    expect(await redis.pttl(`${prefix}hits`)).toBeGreaterThan(2_000);
+    // One window on, the hit and the acquire have left the window; the resend has not.
+    await sleep(1_200);
+    expect(await redis.zcard(`${prefix}hits`)).toBeGreaterThanOrEqual(1);
+    const refused = await a.acquire({ perMinute: 1, maxConcurrent: 10 });
+    expect('waitMs' in refused).toBe(true); // the resend still holds the rate
+  });
+
   it('fails closed with RedisStoreError when Redis is down, or open when asked', async () => {
     const closed = new RedisGateStore({ redis: 'redis://127.0.0.1:1', operationTimeoutMs: 300 });
     const open = new RedisGateStore({ redis: 'redis://127.0.0.1:1', operationTimeoutMs: 300, failOpen: true });
@@ -90,16 +108,47 @@ describe('RedisGateStore', () => {
 });
 
 describe('two real processes through one Redis gate', () => {
-  it('never hold more than max_concurrent slots together', async () => {
+  it('hold slots at the same time, and never more than max_concurrent together', async () => {
     const prefix = uniquePrefix('gate-procs');
-    const env = { REDIS_URL, PREFIX: prefix, ROUNDS: '10', WORKERS: '4', HOLD_MS: '15', MAX: '3' };
-    // Each process resolves once all its rounds are through.
+    const env = { REDIS_URL, PREFIX: prefix, ROUNDS: '10', WORKERS: '4', HOLD_MS: '15', MAX: '3', PROCS: '2' };
+    // Each process waits for the other at a barrier, then resolves once all its rounds are through.
     await Promise.all([startProcess('gate-process.mjs', env), startProcess('gate-process.mjs', env)]);
     const redis = connection();
     expect(await redis.get(`${prefix}done`)).toBe('80');
+    // Counted in Redis, atomically with each take: the peak of holders across both processes,
+    // and how many takes found a slot held by the other process.
     const peak = Number(await redis.get(`${prefix}peak`));
-    expect(peak).toBeGreaterThan(1); // they did run side by side
+    expect(peak).toBeGreaterThan(1);
     expect(peak).toBeLessThanOrEqual(3);
+    expect(Number(await redis.get(`${prefix}overlaps`))).toBeGreaterThan(0);
+
+    // The same from each hold's own times: both processes held slots at once, never over 3 together.
+    const spans = (await redis.lrange(`${prefix}spans`, 0, -1)).map(
+      (s) => JSON.parse(s) as { process: string; start: number; end: number },
+    );
+    expect(spans).toHaveLength(80);
+    expect(new Set(spans.map((s) => s.process)).size).toBe(2);
+    // A sweep over [start, end): at equal times an end goes before a start.
+    const edges = spans
+      .flatMap((s) => [
+        { at: s.start, d: 1, process: s.process },
+        { at: s.end, d: -1, process: s.process },
+      ])
+      .sort((x, y) => x.at - y.at || x.d - y.d);
+    const holding = new Map<string, number>();
+    let most = 0;
+    let together = 0;
+    for (const edge of edges) {
+      holding.set(edge.process, (holding.get(edge.process) ?? 0) + edge.d);
+      const counts = [...holding.values()];
+      most = Math.max(
+        most,
+        counts.reduce((a, b) => a + b, 0),
+      );
+      if (edge.d === 1 && counts.filter((n) => n > 0).length === 2) together++;
+    }
+    expect(most).toBeLessThanOrEqual(3);
+    expect(together).toBeGreaterThan(0);
   });
 });
 
