@@ -2,8 +2,9 @@
 // the studio (apps/next-sample) wired together: the emulator's account sends its webhooks to
 // the studio's receiver, signed with the secret the studio is configured with.
 //   pnpm demo           prints the URL to open; Ctrl-C stops both
-//   pnpm demo --smoke   submits one image generation through the studio, waits for its webhook,
-//                       prints the output URL and the credits charged, exits 0 (CI runs it)
+//   pnpm demo --smoke   submits one image generation through the studio, waits for it to settle
+//                       and for its webhook (delivered 2xx to the studio, recorded by it), prints
+//                       the output URL and the credits charged, exits 0 (CI runs it)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -79,18 +80,39 @@ const studio = spawn(
   },
 );
 
+/** How long the studio gets to end after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 5_000;
+let studioEnded = false;
+const studioExit = new Promise((resolve) => studio.once('exit', resolve));
+void studioExit.then(() => (studioEnded = true));
+/** True once the studio has exited, false if `ms` passed first. */
+const studioEndsWithin = (ms) => {
+  let timer;
+  return Promise.race([studioExit.then(() => true), new Promise((resolve) => (timer = setTimeout(resolve, ms, false)))]).finally(() =>
+    clearTimeout(timer),
+  );
+};
+
 let stopping = false;
+/** Stops the studio and waits until it has exited (SIGKILL if SIGTERM is not enough), then the emulator. */
 async function stop(code) {
   if (stopping) return;
   stopping = true;
-  studio.kill('SIGTERM');
+  if (!studioEnded) {
+    studio.kill('SIGTERM');
+    if (!(await studioEndsWithin(STOP_GRACE_MS))) {
+      console.error(`the studio did not stop within ${STOP_GRACE_MS / 1000} s of SIGTERM: killing it`);
+      studio.kill('SIGKILL');
+      await studioEndsWithin(STOP_GRACE_MS);
+    }
+  }
   await emulator.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   process.exit(code);
 }
-studio.once('exit', (code) => {
+studio.once('exit', (code, signal) => {
   if (!stopping) {
-    console.error(`the studio exited (code ${code})`);
+    console.error(`the studio exited (${signal ?? `code ${code}`})`);
     void stop(1);
   }
 });
@@ -123,22 +145,46 @@ try {
     });
     const submitted = await submit.json();
     if (submit.status !== 202) throw new Error(`submit answered ${submit.status}: ${JSON.stringify(submitted)}`);
-    console.log(`submitted ${submitted.generation_id} (${submitted.model}, ${submitted.credits_estimate} credits reserved)`);
-    const done = await until(
+    const id = submitted.generation_id;
+    console.log(`submitted ${id} (${submitted.model}, ${submitted.credits_estimate} credits reserved)`);
+    const record = async () => {
+      const { generations } = await (await fetch(`${studioUrl}/api/generations`)).json();
+      return generations.find((x) => x.generation_id === id);
+    };
+    // Settled by whichever came first: the webhook, or the studio's fallback poller.
+    const settled = await until(
       async () => {
-        const { generations } = await (await fetch(`${studioUrl}/api/generations`)).json();
-        const g = generations.find((x) => x.generation_id === submitted.generation_id);
-        return g && g.status !== 'pending' && g.status !== 'processing' && g.source === 'webhook' ? g : undefined;
+        const g = await record();
+        return g && (g.status === 'completed' || g.status === 'failed') ? g : undefined;
       },
-      'the webhook',
+      'the generation to settle',
       60_000,
     );
-    if (done.status !== 'completed') throw new Error(`the generation ended ${done.status}: ${JSON.stringify(done.error)}`);
+    if (settled.status !== 'completed') throw new Error(`the generation ended ${settled.status}: ${JSON.stringify(settled.error)}`);
+    // Either way the webhook must have arrived: the emulator's log shows a delivery to the
+    // studio's receiver answered 2xx, and the studio recorded the event.
+    const webhookUrl = `${studioUrl}/api/webhooks/mediagen`;
+    const delivery = await until(
+      async () => {
+        const { deliveries } = await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${id}`)).json();
+        return deliveries.find((d) => d.url === webhookUrl && d.status >= 200 && d.status < 300);
+      },
+      'a 2xx webhook delivery to the studio',
+      20_000,
+    );
+    const done = await until(
+      async () => {
+        const g = await record();
+        return g?.webhooks > 0 ? g : undefined;
+      },
+      'the studio to record the webhook',
+      5_000,
+    );
     const output = await fetch(done.output_url);
     if (!output.ok || !output.headers.get('content-type')?.startsWith('image/'))
       throw new Error(`the output link answered ${output.status}`);
-    const [delivery] = (await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${done.generation_id}`)).json()).deliveries;
-    console.log(`completed via webhook (delivery ${delivery?.outcome}, HTTP ${delivery?.status})`);
+    console.log(`completed via webhook (delivery ${delivery.outcome}, HTTP ${delivery.status})`);
+    if (done.source !== 'webhook') console.log(`(the studio's fallback poller settled it first; the webhook arrived after)`);
     console.log(`output URL       ${done.output_url}`);
     console.log(`credits charged  ${done.credits_used}`);
     await stop(0);

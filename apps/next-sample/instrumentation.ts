@@ -3,6 +3,7 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { studio } = await import('./lib/mediagen');
   const { startPoller } = await import('./lib/poller');
-  const { client, store } = studio();
-  startPoller(client, store);
+  const app = studio();
+  // The store opens on the first tick (or the first request), not here.
+  startPoller(app.client, () => app.store);
 }

@@ -3,8 +3,8 @@
 import { createGenerationActions, type SubmitOptions } from '@mediagen/next/server';
 import { studio } from '../lib/mediagen';
 
-const { client, store } = studio();
-const actions = createGenerationActions({ client, onSubmitted: (submitted, params) => store.addSubmitted(submitted, params) });
+const { client } = studio();
+const actions = createGenerationActions({ client, onSubmitted: (submitted, params) => studio().store.addSubmitted(submitted, params) });
 
 // Explicit async functions: a 'use server' file that exports a constant or a destructured
 // binding breaks every action in it.

@@ -6,8 +6,13 @@ import { GenerationStore } from './store';
 
 export interface Studio {
   client: MediaGenClient;
-  store: GenerationStore;
   webhookSecrets: string[];
+  /**
+   * The SQLite store, opened on first use (a request, or the poller's first tick), never when a
+   * module is evaluated: `next build` evaluates every route module to collect page data, and a
+   * build must not create or open the database. Read it inside handlers, not at module scope.
+   */
+  readonly store: GenerationStore;
 }
 
 /**
@@ -19,10 +24,15 @@ export function studio(): Studio {
   const holder = globalThis as { __mediagenStudio?: Studio };
   if (!holder.__mediagenStudio) {
     const config = readConfig();
+    const file = config.databaseFile ?? join(process.cwd(), 'data', 'generations.db');
+    let store: GenerationStore | undefined;
     holder.__mediagenStudio = {
       client: new MediaGenClient({ apiKey: config.apiKey, baseUrl: config.baseUrl }),
-      store: new GenerationStore(config.databaseFile ?? join(process.cwd(), 'data', 'generations.db')),
       webhookSecrets: config.webhookSecrets,
+      get store() {
+        store ??= new GenerationStore(file);
+        return store;
+      },
     };
   }
   return holder.__mediagenStudio;

@@ -1,22 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './support/stack';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, FLAGS, requireChromium } from './support/chromium';
+import { KEY, SECRET, type Stack, startStack } from './support/stack';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Screenshots land here (gitignored); look at them. */
 const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
 
@@ -24,11 +14,10 @@ describe('the studio in a real Chromium, against next start and a real emulator'
   let stack: Stack;
   let context: BrowserContext;
   let profile: string;
-  const failures: string[] = [];
 
   beforeAll(async () => {
-    // Never skipped: without the browser this test fails, in CI too (scripts/services.sh installs it).
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/services.sh\` (it apt-installs chromium).`);
+    // Never skipped: without the browser this test fails, in CI too (`node scripts/ensure-services.mjs` installs it).
+    requireChromium();
     mkdirSync(OUTPUT, { recursive: true });
     stack = await startStack();
     profile = mkdtempSync(join(tmpdir(), 'next-sample-chromium-'));
@@ -45,17 +34,73 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** What one page did, checked after the test that opened it (so each test checks its own, even run alone). */
+  interface Watch {
+    page: Page;
+    /** Uncaught errors in the page, and requests that failed. */
+    failures: string[];
+    /** Requests to an origin other than the studio's own (web fonts, CDNs, the service's API). */
+    foreign: string[];
+    /** The bodies of the JS chunks it loaded, being read. */
+    reads: Promise<void>[];
+    /** JS chunks read, and those holding a secret. */
+    chunks: string[];
+    leaks: string[];
+  }
+  let watches: Watch[] = [];
+
   async function open(): Promise<Page> {
     const page = await context.newPage();
-    page.on('pageerror', (error) => failures.push(String(error)));
+    const watch: Watch = { page, failures: [], foreign: [], reads: [], chunks: [], leaks: [] };
+    watches.push(watch);
+    page.on('pageerror', (error) => watch.failures.push(String(error)));
     // ERR_ABORTED is a request cut short by page.close() (an estimate in flight), not a failure.
     page.on(
       'requestfailed',
-      (request) => request.failure()?.errorText !== 'net::ERR_ABORTED' && failures.push(`${request.url()} ${request.failure()?.errorText}`),
+      (request) =>
+        request.failure()?.errorText !== 'net::ERR_ABORTED' && watch.failures.push(`${request.url()} ${request.failure()?.errorText}`),
     );
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.origin === stack.origin) return;
+      // The one exception: a result's media, shown from its signed output link on the service's
+      // origin (the user's own content, not the page's assets; the key never goes with it).
+      const result = url.origin === stack.emulator.url && url.pathname.startsWith('/api/v1/output/');
+      if (result && ['image', 'media'].includes(request.resourceType())) return;
+      watch.foreign.push(`${request.resourceType()} ${request.url()}`);
+    });
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.origin !== stack.origin || !url.pathname.startsWith('/_next/static/') || !url.pathname.endsWith('.js')) return;
+      watch.reads.push(
+        response.body().then(
+          (body) => {
+            const text = body.toString('utf8');
+            watch.chunks.push(url.pathname);
+            for (const secret of [KEY, SECRET]) if (text.includes(secret)) watch.leaks.push(`${url.pathname} holds ${secret}`);
+          },
+          (error: unknown) => void watch.failures.push(`could not read ${url.pathname}: ${error}`),
+        ),
+      );
+    });
     await page.goto(stack.origin + '/');
     return page;
   }
+
+  // Every test's pages: no page error, no failed request, nothing from another origin, and the
+  // API key (and webhook secret) in none of the JS the browser loaded.
+  afterEach(async () => {
+    const done = watches;
+    watches = [];
+    for (const watch of done) {
+      await Promise.all(watch.reads);
+      if (!watch.page.isClosed()) await watch.page.close();
+    }
+    for (const { failures, foreign, leaks, chunks } of done) {
+      expect({ failures, foreign, leaks }).toEqual({ failures: [], foreign: [], leaks: [] });
+      expect(chunks.length, 'JS chunks read').toBeGreaterThan(0);
+    }
+  });
   const pick = (page: Page, slug: string) => page.locator(`.model-option:has(input[value="${slug}"])`).click();
   const params = (page: Page) => page.locator('#params [data-param]').evaluateAll((els) => els.map((el) => el.getAttribute('data-param')));
 
@@ -123,7 +168,6 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(OUTPUT, 'studio-phone.png'), fullPage: true });
-    await page.close();
   });
 
   it('a video result plays, an audio result is playable, a text result is shown inline', async () => {
@@ -153,7 +197,6 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await expect
       .poll(() => page.locator('#list li[data-status="completed"] .text-output').first().textContent(), { timeout: 30_000 })
       .toMatch(/mountain cafe/);
-    await page.close();
   });
 
   it('failures show their error and whether credits were refunded or forfeited; refusals show the service error', async () => {
@@ -173,7 +216,6 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await page.fill('#param-prompt', 'something [[blocked]]');
     await page.click('#submit');
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
-    await page.close();
   });
 
   it('works with the keyboard: arrow keys move through the models, Enter in a field submits', async () => {
@@ -190,7 +232,5 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await page.keyboard.type('7');
     await page.keyboard.press('Enter');
     await page.locator('#list li[data-status="completed"]').filter({ hasText: 'a red bicycle' }).waitFor({ timeout: 20_000 });
-    expect(failures).toEqual([]);
-    await page.close();
   });
 });

@@ -13,6 +13,15 @@ describe('the built entries', () => {
     expect(dist('server.cjs')).toMatch(/require\('server-only'\)/);
   });
 
+  it('the client entry takes from core at run time only @mediagen/core/wire (never the client or a node: module)', () => {
+    const esm = dist('client.js');
+    const cjs = dist('client.cjs');
+    const runtime = (code: string) =>
+      [...code.matchAll(/(?:^import\s[^'"]*?from\s*|^import\s*|require\()['"]([^'"]+)['"]/gm)].map((m) => m[1]).sort();
+    expect(runtime(esm)).toEqual(['@mediagen/core/wire', 'react']);
+    expect(runtime(cjs)).toEqual(['@mediagen/core/wire', 'react']);
+  });
+
   it('the route handler entry imports neither next nor react nor any node: module', () => {
     for (const file of ['index.js', 'index.cjs']) {
       expect(dist(file)).not.toMatch(/(from|require\()\s*['"](next|react|node:)/);

@@ -47,7 +47,7 @@ describe('createWebhookHandler with new Request(...) on Node', () => {
     expect(await res.json()).toMatchObject({ error: 'WEBHOOK_SECRET_MISSING' });
   });
 
-  it('the event type comes from the signed body: a header that says otherwise changes nothing', async () => {
+  it('the event type comes from the signed body: a header that contradicts it is refused 400 and never runs the handler', async () => {
     const seen: string[] = [];
     const POST = createWebhookHandler({ secrets: SECRET, onEvent: (e) => void seen.push(e.type) });
     const failed = payload({
@@ -61,8 +61,15 @@ describe('createWebhookHandler with new Request(...) on Node', () => {
     const request = await signedRequest(failed);
     const forged = new Request(request, { headers: { ...Object.fromEntries(request.headers), 'x-service-event': 'generation.completed' } });
     const res = await POST(forged);
-    expect(res.status).toBeLessThan(500);
-    expect(seen.every((type) => type === 'generation.failed')).toBe(true);
+    // The header is not signed: contradicting the signed body is a terminal 4xx, not a 5xx to retry.
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'WEBHOOK_EVENT_MISMATCH' });
+    expect(seen).toEqual([]);
+    // The same signed body with a header that agrees: handled once, typed from the body.
+    const honest = await POST(await signedRequest(failed));
+    expect(honest.status).toBe(200);
+    expect(await honest.json()).toEqual({ received: true });
+    expect(seen).toEqual(['generation.failed']);
   });
 
   it('publishes verified events to client.events, so wait() on that client resolves on the webhook', async () => {

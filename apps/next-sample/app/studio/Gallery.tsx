@@ -2,7 +2,7 @@
 
 import { CONTENT_POLICY_VIOLATION } from '@mediagen/core/wire';
 import { useGeneration } from '@mediagen/next/client';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { StoredGeneration } from '../../lib/store';
 
 interface GalleryProps {
@@ -27,9 +27,13 @@ export function Gallery({ generations, kinds, onSettled }: GalleryProps) {
 /** One generation: live status from the status route (the webhook's record first, polling as the fallback). */
 function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: string | undefined; onSettled(g: StoredGeneration): void }) {
   const live = useGeneration(stored.generation_id, { kind, initial: stored as never });
-  const g = { ...stored, ...(live.generation as Partial<StoredGeneration> | undefined) } as StoredGeneration;
+  // One object per change of its inputs (the list's record, the hook's last answer; both keep
+  // their identity across renders), not per render: the effect below depends on it.
+  const polled = live.generation as Partial<StoredGeneration> | undefined;
+  const g = useMemo(() => ({ ...stored, ...polled }) as StoredGeneration, [stored, polled]);
   const terminal = g.status === 'completed' || g.status === 'failed';
 
+  // Tells the list once when this card settles, not again on every later render.
   useEffect(() => {
     if (terminal && stored.status !== g.status) onSettled(g);
   }, [terminal, stored.status, g, onSettled]);

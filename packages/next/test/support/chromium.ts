@@ -13,8 +13,9 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-/** Debian's Chromium, never skipped: without it the test fails (scripts/services.sh installs it). */
+/** Debian's Chromium, never skipped: without it the test fails (`node scripts/ensure-services.mjs`, run by the root `pnpm test`, installs it). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run \`bash scripts/services.sh\` (it apt-installs chromium).`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: run \`node scripts/ensure-services.mjs\` from the repo root (it apt-installs chromium).`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }

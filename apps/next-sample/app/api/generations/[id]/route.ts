@@ -2,7 +2,7 @@ import { createStatusHandler } from '@mediagen/next';
 import { asGeneration } from '../../../../lib/as-generation';
 import { studio } from '../../../../lib/mediagen';
 
-const { client, store } = studio();
+const { client } = studio();
 
 /** How long a running generation's last news stands before the route asks the service itself. */
 const FRESH_MS = 10_000;
@@ -12,8 +12,8 @@ const FRESH_MS = 10_000;
 export const GET = createStatusHandler({
   client,
   lookup: (id) => {
-    const known = store.known(id, FRESH_MS);
+    const known = studio().store.known(id, FRESH_MS);
     return known && asGeneration(known);
   },
-  onRead: (generation) => store.applyPoll(generation),
+  onRead: (generation) => studio().store.applyPoll(generation),
 });
