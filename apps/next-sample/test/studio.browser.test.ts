@@ -178,10 +178,31 @@ describe('the studio in a real Chromium, against next start and a real emulator'
       .toEqual(['prompt', 'input_image', 'aspect_ratio', 'resolution', 'duration', 'audio', 'seed', 'enhance']);
     await page.fill('#param-prompt', 'a paper boat drifting down a rainy street');
     await page.click('#submit');
-    // The emulator's clips are animated GIFs: loaded, and more than one frame apart in time is the browser's job.
-    const clip = page.locator('#list li[data-status="completed"] .clip img').first();
+    // The emulator's clips are WebM (VP8): the browser decodes them and plays them on, frame after frame.
+    const clip = page.locator('#list li[data-status="completed"] video').first();
     await clip.waitFor({ timeout: 30_000 });
-    await expect.poll(() => clip.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect
+      .poll(() => clip.evaluate((el: HTMLVideoElement) => el.readyState >= 2 && [el.videoWidth, el.videoHeight]))
+      .toEqual([320, 180]);
+    const played = await clip.evaluate(async (el: HTMLVideoElement) => {
+      await el.play();
+      const frames = await new Promise<number>((resolve) => {
+        let presented = 0;
+        const count = (_now: number, meta: { presentedFrames: number }) => {
+          presented = meta.presentedFrames;
+          if (presented >= 4) resolve(presented);
+          else el.requestVideoFrameCallback(count);
+        };
+        el.requestVideoFrameCallback(count);
+        setTimeout(() => resolve(presented), 10_000);
+      });
+      return { frames, time: el.currentTime, error: el.error?.code ?? null, duration: el.duration };
+    });
+    expect(played.error).toBeNull();
+    expect(played.frames).toBeGreaterThanOrEqual(4);
+    expect(played.time).toBeGreaterThan(0.5);
+    expect(played.duration).toBeCloseTo(5, 0);
+    await clip.screenshot({ path: join(OUTPUT, 'studio-video.png') });
 
     await pick(page, 'audio-voice');
     await page.fill('#param-prompt', 'a calm voice reading a poem');

@@ -17,7 +17,7 @@ export type Normalized = Pick<
   Required<Pick<GenerateParams, 'prompt' | 'reference_images' | 'number_results' | 'seed' | 'enhance'>>;
 
 export type InputField = 'input_image' | 'input_video' | 'input_audio';
-export type OutputFormat = 'png' | 'gif' | 'wav' | 'txt';
+export type OutputFormat = 'png' | 'webm' | 'wav' | 'txt';
 
 export interface OutputShape {
   format: OutputFormat;
@@ -69,12 +69,12 @@ const VIDEO_MATRIX: Record<string, Record<string, string>> = {
 };
 
 /**
- * Video outputs are animated GIF previews at a quarter of the audited dimensions: full-size
- * GIFs of 1080p video would be tens of megabytes and seconds of CPU per download.
+ * Video outputs are WebM (VP8) previews at a quarter of the audited dimensions: full-size
+ * 1080p clips would be megabytes and seconds of CPU per download.
  */
 const videoPreview = (wxh: string, seconds: number): OutputShape => {
   const d = dims(wxh);
-  return { format: 'gif', width: Math.round(d.width / 4), height: Math.round(d.height / 4), seconds };
+  return { format: 'webm', width: Math.round(d.width / 4), height: Math.round(d.height / 4), seconds };
 };
 
 const imageFast: CatalogEntry = {

@@ -1,14 +1,14 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CatalogEntry, Normalized, OutputFormat } from './catalog.js';
 import { LINK_TTL_MS, type OutputLinkParts, outputLinkPath, parseOutputLinkSegments } from './constants.js';
-import { renderGif } from './media/gif.js';
 import { renderPng } from './media/png.js';
 import { renderText } from './media/text.js';
 import { renderWav } from './media/wav.js';
+import { renderWebm } from './media/webm.js';
 
 export const MIME: Record<OutputFormat, string> = {
   png: 'image/png',
-  gif: 'image/gif',
+  webm: 'video/webm',
   wav: 'audio/wav',
   txt: 'text/plain; charset=utf-8',
 };
@@ -104,8 +104,8 @@ export function renderOutput(entry: CatalogEntry, p: Normalized, seed: OutputSee
   switch (shape.format) {
     case 'png':
       return renderPng(shape.width, shape.height, seed);
-    case 'gif':
-      return renderGif(shape.width, shape.height, shape.seconds, seed);
+    case 'webm':
+      return renderWebm(shape.width, shape.height, shape.seconds, seed);
     case 'wav':
       return renderWav(shape.seconds, seed);
     case 'txt':

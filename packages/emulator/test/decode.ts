@@ -32,86 +32,42 @@ export function readPng(buf: Buffer): { width: number; height: number; colours: 
   return { width, height, colours, pixels };
 }
 
-/** Minimal GIF reader: dimensions, frame count, and the decoded (LZW) first frame. */
-export function readGif(buf: Buffer): { width: number; height: number; frames: Uint8Array[]; loops: boolean } {
-  if (buf.toString('latin1', 0, 6) !== 'GIF89a') throw new Error('not a GIF');
-  const width = buf.readUInt16LE(6);
-  const height = buf.readUInt16LE(8);
-  const flags = buf[10] as number;
-  let pos = 13 + (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
-  const frames: Uint8Array[] = [];
-  let loops = false;
-  const subBlocks = (): Buffer => {
-    const parts: Buffer[] = [];
-    for (;;) {
-      const n = buf[pos++] as number;
-      if (n === 0) break;
-      parts.push(buf.subarray(pos, pos + n));
-      pos += n;
-    }
-    return Buffer.concat(parts);
+/** Minimal WebM (EBML) reader: the doc type, codec, pixel size, duration and each frame's bytes. */
+export function readWebm(buf: Buffer): {
+  docType: string;
+  codec: string;
+  width: number;
+  height: number;
+  durationMs: number;
+  frames: Buffer[];
+} {
+  const out = { docType: '', codec: '', width: 0, height: 0, durationMs: 0, frames: [] as Buffer[] };
+  /** EBML variable-length integer at `at`: its value (`keepMarker` for ids) and length. */
+  const vint = (at: number, keepMarker: boolean): [number, number] => {
+    const first = buf[at] as number;
+    let length = 1;
+    while (length <= 8 && !(first & (0x80 >> (length - 1)))) length++;
+    let value = keepMarker ? first : first & (0xff >> length);
+    for (let i = 1; i < length; i++) value = value * 256 + (buf[at + i] as number);
+    return [value, length];
   };
-  while (pos < buf.length) {
-    const b = buf[pos++];
-    if (b === 0x3b) break;
-    if (b === 0x21) {
-      const label = buf[pos++];
-      const data = subBlocks();
-      if (label === 0xff && data.toString('latin1', 0, 11) === 'NETSCAPE2.0') loops = true;
-    } else if (b === 0x2c) {
-      const w = buf.readUInt16LE(pos + 4);
-      const h = buf.readUInt16LE(pos + 6);
-      pos += 9;
-      const min = buf[pos++] as number;
-      frames.push(lzwDecode(subBlocks(), min, w * h));
-    } else throw new Error(`bad block ${b}`);
-  }
-  return { width, height, frames, loops };
-}
-
-function lzwDecode(data: Buffer, min: number, size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  const clear = 1 << min;
-  const eoi = clear + 1;
-  let codeSize = min + 1;
-  let dict: number[][] = [];
-  const resetDict = () => {
-    dict = [];
-    for (let i = 0; i < clear; i++) dict[i] = [i];
-    dict[clear] = [];
-    dict[eoi] = [];
-    codeSize = min + 1;
-  };
-  resetDict();
-  let bitPos = 0;
-  let o = 0;
-  let prev: number[] | null = null;
-  const read = (): number => {
-    let v = 0;
-    for (let i = 0; i < codeSize; i++) {
-      const bit = ((data[bitPos >> 3] as number) >> (bitPos & 7)) & 1;
-      v |= bit << i;
-      bitPos++;
+  const MASTERS = new Set([0x1a45dfa3, 0x18538067, 0x1549a966, 0x1654ae6b, 0xae, 0xe0, 0x1f43b675]);
+  const walk = (from: number, to: number): void => {
+    for (let at = from; at < to; ) {
+      const [id, idLength] = vint(at, true);
+      const [size, sizeLength] = vint(at + idLength, false);
+      const body = at + idLength + sizeLength;
+      const data = buf.subarray(body, body + size);
+      if (MASTERS.has(id)) walk(body, body + size);
+      else if (id === 0x4282) out.docType = data.toString('latin1');
+      else if (id === 0x86) out.codec = data.toString('latin1');
+      else if (id === 0xb0) out.width = data.readUIntBE(0, data.length);
+      else if (id === 0xba) out.height = data.readUIntBE(0, data.length);
+      else if (id === 0x4489) out.durationMs = data.readDoubleBE(0);
+      else if (id === 0xa3) out.frames.push(data.subarray(4)); // SimpleBlock: track, timecode, flags, frame
+      at = body + size;
     }
-    return v;
   };
-  while (bitPos + codeSize <= data.length * 8) {
-    const code = read();
-    if (code === clear) {
-      resetDict();
-      prev = null;
-      continue;
-    }
-    if (code === eoi) break;
-    let entry: number[];
-    if (code < dict.length) entry = dict[code] as number[];
-    else if (prev) entry = [...prev, prev[0] as number];
-    else throw new Error('bad LZW code');
-    for (const px of entry) out[o++] = px;
-    if (prev) dict.push([...prev, entry[0] as number]);
-    prev = entry;
-    if (dict.length === 1 << codeSize && codeSize < 12) codeSize++;
-  }
-  if (o !== size) throw new Error(`decoded ${o} of ${size} pixels`);
+  walk(0, buf.length);
   return out;
 }

@@ -81,9 +81,8 @@ function Media({ generation: g, kind }: { generation: StoredGeneration; kind: st
         if (/\.(mp4|webm|mov)$/.test(file)) return <video key={url} src={url} controls loop muted playsInline aria-label={label} />;
         // biome-ignore lint/a11y/useMediaCaption: generated audio comes with no captions; the prompt is its label
         if (/\.(wav|mp3|ogg|m4a|flac)$/.test(file) || kind === 'audio') return <audio key={url} src={url} controls aria-label={label} />;
-        // Images, and video clips delivered as animated GIFs (they play on their own).
         return (
-          <a key={url} href={url} target="_blank" rel="noreferrer" className={kind === 'video' ? 'clip' : undefined}>
+          <a key={url} href={url} target="_blank" rel="noreferrer">
             {/* biome-ignore lint/performance/noImgElement: signed links on the service's origin; next/image would proxy them */}
             <img src={url} alt={label} loading="lazy" />
           </a>
