@@ -4,8 +4,7 @@
 // (platform node), so every package is charged only for its own code and dependencies.
 
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { gzippedSize as measure } from '../../packages/core/scripts/gzipped-size.mjs';
 import { BUDGETS } from '../../packages/core/scripts/size-budgets.mjs';
 import { fmt } from './measure.mjs';
 
@@ -14,19 +13,8 @@ export const PEERS = ['replicate', '@fal-ai/client', '@runwayml/sdk', 'openai', 
 const { client: CLIENT_BUDGET, root: CORE_BUDGET, verify: VERIFY_BUDGET } = BUDGETS;
 const resolveDir = fileURLToPath(new URL('..', import.meta.url));
 
-export async function gzippedSize(contents) {
-  const result = await build({
-    stdin: { contents, resolveDir, loader: 'js' },
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    format: 'esm',
-    write: false,
-    logLevel: 'silent',
-  });
-  const bytes = result.outputFiles[0].contents;
-  return { min: bytes.length, gz: gzipSync(bytes, { level: 9 }).length };
-}
+/** Core's own measure (shared with `pnpm size`), from the bench's folder so peers resolve. */
+export const gzippedSize = (contents) => measure(contents, resolveDir);
 
 const whole = (pkg) => `import * as x from ${JSON.stringify(pkg)}; globalThis.__keep = x;`;
 
