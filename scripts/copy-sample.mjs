@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Build output, installs and local state: never part of a copy. */
-const SKIP = new Set(['node_modules', 'dist', 'data', '.turbo', '.next', 'coverage', 'demo-output']);
+const SKIP = new Set(['node_modules', 'dist', 'data', '.turbo', '.next', 'coverage', 'demo-output', 'test-output']);
+/** The monorepo's own config at a sample's top (they extend the root's, "//"): not part of a copy. */
+const MONOREPO_ONLY = new Set(['turbo.json', 'biome.json']);
 
 /** The workspace's packages by name: { dir, version, private }. */
 export function workspacePackages(root = ROOT) {
@@ -34,10 +36,11 @@ export function copySample(sampleDir, dest, { tarballs, root = ROOT } = {}) {
   if (existsSync(dest) && readdirSync(dest).length > 0) throw new Error(`${dest} exists and is not empty`);
   cpSync(source, dest, {
     recursive: true,
-    filter: (path) =>
-      !relative(source, path)
-        .split(/[\\/]/)
-        .some((part) => SKIP.has(part) || part.endsWith('.tsbuildinfo')),
+    filter: (path) => {
+      const parts = relative(source, path).split(/[\\/]/);
+      if (parts.length === 1 && MONOREPO_ONLY.has(parts[0])) return false;
+      return !parts.some((part) => SKIP.has(part) || part.endsWith('.tsbuildinfo'));
+    },
   });
   const file = join(dest, 'package.json');
   const pkg = JSON.parse(readFileSync(file, 'utf8'));

@@ -28,6 +28,10 @@ describe.each(sampleApps().map(({ dir, pkg }) => [pkg.name, dir] as const))('%s 
   it('installs with npm, builds, starts with npm start and completes a generation through the webhook', async () => {
     const dest = join(scratch, 'samples', name);
     copySample(sampleDir, dest, { tarballs: new Map(Object.entries(tarballs)), root: ROOT });
+    // Nothing of the monorepo comes along: its configs (extending the root's) and its local state.
+    for (const file of ['turbo.json', 'biome.json', 'data', 'test-output', 'node_modules']) {
+      expect(existsSync(join(dest, file)), file).toBe(false);
+    }
     await npmInstall(dest, inject('installEnv'));
     await run('npm', ['run', 'build'], { cwd: dest, timeoutMs: 180_000, env: { NEXT_TELEMETRY_DISABLED: '1' } });
     expect(
