@@ -151,6 +151,7 @@ describe('the emulator fuzzed over HTTP', () => {
     // Still up, and the accounts still apart.
     expect((await emu.control('GET', '/health')).status).toBe(200);
     const [a] = [...(owned[KEY] ?? [])];
+    expect(a, 'the generation seeded before the run').toEqual(expect.any(String));
     expect((await emu.get(a as string, KEY_B)).status).toBe(404);
   }, 60_000);
 });
