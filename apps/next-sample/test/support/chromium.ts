@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 
-/** Debian's Chromium (playwright-core drives it; `npx playwright install` cannot work here). */
+/** Debian's Chromium (playwright-core drives it; Playwright's own browser download cannot work on a closed network). */
 export const CHROMIUM = '/usr/bin/chromium';
 export const FLAGS = [
   '--headless',
