@@ -178,6 +178,27 @@ describe('createApiHandler', () => {
     expect(service.requests.length).toBe(before);
   });
 
+  it('idempotencyScope: the same browser key from two users names two submits; from one user, one', async () => {
+    const api = createApiHandler<{ user: string }>({ client, idempotencyScope: ({ user }) => user });
+    const sentKeys: string[] = [];
+    for (const user of ['ada', 'bob', 'ada', 'Zoë ✓']) {
+      const before = service.requests.length;
+      const res = await api.handle(
+        post('{"model":"image-fast","prompt":"x"}', { 'content-type': 'application/json', 'idempotency-key': 'form-1' }),
+        '/generations',
+        { user },
+      );
+      expect(res.status).toBe(202);
+      sentKeys.push(service.requests.slice(before).find((r) => r.method === 'POST')!.headers['idempotency-key'] as string);
+    }
+    const [ada, bob, adaAgain, unicode] = sentKeys;
+    expect(ada).toMatch(/^[0-9a-f]{64}$/);
+    expect(adaAgain).toBe(ada);
+    expect(bob).not.toBe(ada);
+    expect(unicode).toMatch(/^[0-9a-f]{64}$/);
+    expect(sentKeys).not.toContain('form-1');
+  });
+
   it('a broken percent-encoding in a status path is a 404, not a 500', async () => {
     const api = createApiHandler({ client });
     const res = await api.handle(new Request('http://app.test/api/generations/%ZZ'), '/generations/%ZZ', undefined);

@@ -1,4 +1,5 @@
 import type { MediaGenClient } from '../client';
+import { toHex } from '../crypto/hmac';
 import type { GenerateParams, SubmitResponse } from '../types';
 import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
 import { isIdempotencyKey } from '../util/idempotency-key';
@@ -31,6 +32,12 @@ export interface ApiHandlerOptions<Context = undefined> {
    * answer is 500 and a resend with the same key runs it again (nothing is billed twice).
    */
   onSubmitted?(submitted: SubmitResponse, params: GenerateParams, context: Context): unknown;
+  /**
+   * Whose the browser's `Idempotency-Key` is (a user or session id, from your auth): the key the
+   * service sees becomes a hash of this scope and the browser's key, so two users who send the
+   * same key never name one submit. Default: none, the key is passed on as sent.
+   */
+  idempotencyScope?(context: Context): string | undefined | Promise<string | undefined>;
   /**
    * Remembers which generations `onSubmitted` has recorded. Default: in memory, per handler;
    * share one across instances (`RedisDedupeStore`) so a replay on another instance is known too.
@@ -87,7 +94,9 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
         });
       }
       const params = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
-      const submitted = await client.generations.create(params, idempotencyKey ? { idempotencyKey } : {});
+      const scope = idempotencyKey === undefined ? undefined : await options.idempotencyScope?.(context);
+      const key = scope === undefined ? idempotencyKey : await scopedKey(scope, idempotencyKey as string);
+      const submitted = await client.generations.create(params, key ? { idempotencyKey: key } : {});
       if (options.onSubmitted) await recordOnce(submitted, params, context);
       return Response.json(submitted, { status: 202 });
     },
@@ -165,6 +174,12 @@ async function readJsonObject(request: Request, maxBytes: number): Promise<Recor
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return refuse(422, 'INVALID_BODY', 'The body must be a JSON object.');
   return value as Record<string, unknown>;
+}
+
+/** The key the service sees for `key` sent by the user `scope`: hex SHA-256, so any scope text makes a valid header. */
+async function scopedKey(scope: string, key: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${scope}\n${key}`));
+  return toHex(new Uint8Array(digest));
 }
 
 function refuse(status: number, error: string, message: string, extra: Record<string, unknown> = {}): Response {
