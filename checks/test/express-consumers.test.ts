@@ -36,8 +36,13 @@ describe.skipIf(!express)('@mediagen/express, installed from its tarball', () =>
     if (app.major === 5) {
       // The README's snippets, against the versions a new user installs.
       const snippets = extractSnippets(join(express!.dir, 'README.md'));
-      const errors = await typecheckSnippets(dir, snippets, { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022' });
-      expect(errors).toEqual([]);
+      for (const [module, moduleResolution] of [
+        ['nodenext', 'nodenext'],
+        ['esnext', 'bundler'],
+      ]) {
+        const errors = await typecheckSnippets(dir, snippets, { module, moduleResolution, target: 'es2022' });
+        expect(errors, moduleResolution).toEqual([]);
+      }
     }
   });
 });

@@ -111,7 +111,13 @@ describe('plain Node consumers, installed from the tarballs', () => {
     ];
     const snippets = readmes.flatMap(extractSnippets);
     expect(snippets.length).toBeGreaterThan(0);
-    const errors = await typecheckSnippets(dir, snippets, { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022' });
-    expect(errors).toEqual([]);
+    // As users resolve them: Node's own rules, and a bundler's.
+    for (const [module, moduleResolution] of [
+      ['nodenext', 'nodenext'],
+      ['esnext', 'bundler'],
+    ]) {
+      const errors = await typecheckSnippets(dir, snippets, { module, moduleResolution, target: 'es2022' });
+      expect(errors, moduleResolution).toEqual([]);
+    }
   });
 });
