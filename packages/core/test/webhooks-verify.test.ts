@@ -34,6 +34,18 @@ describe('signWebhook / verifyWebhook', () => {
     expect(await signWebhook(body, SECRET)).toMatch(/^sha256=[0-9a-f]{64}$/);
   });
 
+  it('reads the hex in either case, and a signature one nibble off in any position fails', async () => {
+    const signature = await signWebhook(body, SECRET);
+    const hex = signature.slice(7);
+    const upper = `sha256=${hex.toUpperCase()}`;
+    expect((await verifyWebhook({ body, signature: upper, secrets: SECRET })).data.generation_id).toBe(payload.generation_id);
+    for (let i = 0; i < 64; i++) {
+      const flipped = (Number.parseInt(hex[i] as string, 16) ^ 1).toString(16);
+      const wrong = `sha256=${hex.slice(0, i)}${i % 2 ? flipped.toUpperCase() : flipped}${hex.slice(i + 1)}`;
+      await expect(verifyWebhook({ body, signature: wrong, secrets: SECRET })).rejects.toBeInstanceOf(WebhookVerificationError);
+    }
+  });
+
   it('accepts a string body and returns the typed event', async () => {
     const signature = await signWebhook(body, SECRET);
     const event = await verifyWebhook({ body, signature, secrets: SECRET, event: 'generation.completed', deliveryId: 'd-1' });
