@@ -240,6 +240,35 @@ describe('handleWebhook', () => {
     expect(b).toHaveBeenCalledTimes(1);
   });
 
+  it('claimLeaseMs: a claim whose instance died lapses, and the next delivery runs the event elsewhere', async () => {
+    const shared = new MemoryDedupeStore();
+    const ran = vi.fn();
+    // Instance A claims the event, then hangs for good (as a crashed process would): 503 at its deadline.
+    const crashed = createWebhookHandler({
+      secrets: SECRET,
+      dedupe: shared,
+      claimLeaseMs: 400,
+      deadlineMs: 100,
+      onEvent: () => new Promise(() => {}),
+    });
+    const data = payload();
+    expect((await crashed(await delivery(data))).status).toBe(503);
+    // Instance B, on the same store: the service's next attempt waits out the lease, then runs the event once.
+    const healthy = createWebhookHandler({ secrets: SECRET, dedupe: shared, claimLeaseMs: 400, onEvent: ran });
+    expect((await healthy(await delivery(data))).status).toBe(200);
+    expect((await healthy(await delivery(data))).status).toBe(200);
+    expect(ran).toHaveBeenCalledTimes(1);
+    // With the default lease (5 min), the same crash holds the event past any retry: 503 until the deadline.
+    const store = new MemoryDedupeStore();
+    const again = payload();
+    await createWebhookHandler({ secrets: SECRET, dedupe: store, deadlineMs: 100, onEvent: () => new Promise(() => {}) })(
+      await delivery(again),
+    );
+    const other = createWebhookHandler({ secrets: SECRET, dedupe: store, deadlineMs: 600, onEvent: ran });
+    expect((await other(await delivery(again))).status).toBe(503);
+    expect(ran).toHaveBeenCalledTimes(1);
+  });
+
   it('takes the type and the de-duplication key from the signed body; a contradicting header is refused', async () => {
     const onEvent = vi.fn();
     const receiver = createWebhookHandler({ secrets: SECRET, onEvent });

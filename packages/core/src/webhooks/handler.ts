@@ -31,6 +31,14 @@ export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookC
   dedupe?: WebhookDedupeStore | false;
   /** How long a handled event is remembered. Default 24 h. */
   dedupeTtlMs?: number;
+  /**
+   * How long a claim on an event in progress holds if its instance dies mid-handler. Default
+   * 5 min: longer than any sane handler, so a slow one never runs twice, but past the service's
+   * retry chain (about 11 s), so a crash's event comes back only through polling. Shorter (say
+   * 8 s) lets the service's last attempt run it on another instance, at the risk of a second run
+   * of a handler that takes longer than the lease.
+   */
+  claimLeaseMs?: number;
   /** When to answer if the body or the handler is still running (the service waits 5 s). Default 4 000 ms. */
   deadlineMs?: number;
   /** Largest body read. Default 1 MiB. */
@@ -53,8 +61,6 @@ export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookC
 /** A webhook receiver: a Web `Request` in, the answer the service's retry rules expect out. */
 export type WebhookHandler = (request: Request) => Promise<Response>;
 
-/** A claim outlives any sane handler, and lapses if the process holding it dies. */
-const LEASE_MS = 5 * 60_000;
 const POLL_MS = 100;
 
 /**
@@ -73,6 +79,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
   const deadlineMs = options.deadlineMs ?? 4_000;
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   const ttlMs = options.dedupeTtlMs ?? 24 * 3_600_000;
+  const leaseMs = options.claimLeaseMs ?? 5 * 60_000;
   const hmac = createHmac();
   const events = options.events ?? options.client?.events;
   const report = (error: unknown, event?: WebhookEvent) => {
@@ -174,7 +181,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
     const key = `${event.data.generation_id}:${event.type}`;
     try {
       for (;;) {
-        const claim = await store.claim(key, LEASE_MS);
+        const claim = await store.claim(key, leaseMs);
         if (claim === 'claimed') return await dispatch(request, event, deadline, key);
         if (claim === 'seen') return reply(200, 'DUPLICATE');
         // Another delivery of the same event is running: wait for it, then ask again.
