@@ -116,6 +116,18 @@ describe('createApiHandler', () => {
     const crashed = await crashing.handle(post('{"model":"image-fast","prompt":"x"}'), '/generations', undefined);
     expect(crashed.status).toBe(500);
     expect(await crashed.text()).not.toContain('hunter2');
+    // What the browser is not told reaches the server's log (onError), and a 4xx refusal does not.
+    const seen: unknown[] = [];
+    const observed = createApiHandler({
+      client,
+      onError: (e) => void seen.push(e),
+      beforeSubmit: () => {
+        throw new Error('db password is hunter2');
+      },
+    });
+    expect((await observed.handle(post('{"model":"image-fast","prompt":"x"}'), '/generations', undefined)).status).toBe(500);
+    expect((await observed.handle(post('{"model":'), '/generations', undefined)).status).toBe(422);
+    expect(seen.map((e) => (e as Error).message)).toEqual(['db password is hunter2']);
     expect(service.requests.length).toBe(before);
   });
 

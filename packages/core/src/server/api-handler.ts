@@ -39,6 +39,12 @@ export interface ApiHandlerOptions<Context = undefined> {
    */
   idempotencyScope?(context: Context): string | undefined | Promise<string | undefined>;
   /**
+   * Sees every failure answered 5xx: the browser gets a masked message for the app's own faults
+   * (a throwing hook, a store, its config), so this is where their details go. Default
+   * `console.error`.
+   */
+  onError?(error: unknown, context: Context): void;
+  /**
    * Remembers which generations `onSubmitted` has recorded. Default: in memory, per handler;
    * share one across instances (`RedisDedupeStore`) so a replay on another instance is known too.
    */
@@ -137,7 +143,15 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
       try {
         return await routes[name](request, path, context);
       } catch (error) {
-        return errorResponse(error);
+        const response = errorResponse(error);
+        if (response.status >= 500) {
+          try {
+            (options.onError ?? ((e: unknown) => console.error(e)))(error, context);
+          } catch {
+            // An observer's own failure must not change the answer.
+          }
+        }
+        return response;
       }
     },
   };
