@@ -4,6 +4,16 @@ import { ENHANCE_CREDITS } from '../src/wire';
 import { audioVoiceUnpriced, imageFast, imagePro, videoStandard } from './support/models';
 
 describe('pricing helpers', () => {
+  it('quotes no price for a count the service refuses or a runaway list price (found by the hostile-params property)', () => {
+    expect(quotePrice(imageFast, { number_results: 4 }).credits).toBe(16);
+    expect(quotePrice(imageFast, { number_results: 5 }).credits).toBeUndefined();
+    expect(quotePrice(imageFast, { number_results: 4.49423283715579e307 }).credits).toBeUndefined();
+    expect(quotePrice({ ...imageFast, credits_from: 1e308 }, { number_results: 4 })).toMatchObject({
+      credits: undefined,
+      total: undefined,
+    });
+  });
+
   it('reads credits_by_quality (default tier when none given) and credits_by_references', () => {
     expect(creditsForQuality(imagePro)).toBe(10);
     expect(creditsForQuality(imagePro, 'ultra')).toBe(40);

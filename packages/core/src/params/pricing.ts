@@ -1,4 +1,4 @@
-import { ENHANCE_CREDITS } from '../limits';
+import { ENHANCE_CREDITS, NUMBER_RESULTS_MAX } from '../limits';
 import type { Model } from '../types';
 import { dict, list, num, text } from './read';
 
@@ -47,7 +47,11 @@ export function quotePrice(model: Model, params: Record<string, unknown> = {}): 
   const perResult =
     Number(dict(m.credits_by_quality) ? creditsForQuality(m, text(p.quality)) : Number(num(m.credits_from)) / defaultResults) +
     Number(dict(m.credits_by_references) ? creditsForReferences(m, list(p.reference_images)?.length ?? 0) : 0);
-  const credits = perResult >= 0 ? Math.round(perResult * (positiveInt(p.number_results) ?? defaultResults)) : undefined;
+  const results = positiveInt(p.number_results) ?? defaultResults;
+  // A count past the contract's maximum is refused by the service, and a runaway list price is
+  // no price: neither is quoted (a quote is a whole, finite number of credits or undefined).
+  const priced = perResult >= 0 && results <= NUMBER_RESULTS_MAX ? Math.round(perResult * results) : undefined;
+  const credits = Number.isSafeInteger(priced) ? priced : undefined;
   const enhanceCredits = p.enhance === true ? ENHANCE_CREDITS : 0;
   return {
     credits,
