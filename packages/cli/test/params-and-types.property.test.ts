@@ -1,4 +1,5 @@
 import { isMediaGenError, type Model, type ModelList, ParamsValidationError } from '@mediagen/core';
+import { SUBMIT_FIELDS } from '@mediagen/core/wire';
 import { catalog } from '@mediagen/emulator';
 import fc from 'fast-check';
 import ts from 'typescript';
@@ -40,21 +41,8 @@ describe('--param parsing', () => {
   });
 
   it('any command line gives params and issues, never a throw; checking it throws only ParamsValidationError', () => {
-    const keys = fc.constantFrom(
-      'prompt',
-      'size',
-      'quality',
-      'duration',
-      'audio',
-      'reference_images',
-      'number_results',
-      'seed',
-      'enhance',
-      'input_image',
-      '__proto__',
-      'constructor',
-      'x',
-    );
+    // The contract's submit fields, and keys that try the parser (prototype names, unknown).
+    const keys = fc.constantFrom(...SUBMIT_FIELDS, '__proto__', 'constructor', 'x');
     const pair = fc.oneof(
       fc.tuple(keys, fc.string()).map(([k, v]) => `${k}=${v}`),
       fc.string(),

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MediaGenError, type Model, quotePrice, validateParams } from '../src/index';
+import { PARAM_KEYS, SUBMIT_FIELDS } from '../src/wire';
 import { CATALOG_MODELS, imagePro } from './support/models';
 
 /**
@@ -18,22 +19,8 @@ const junk = fc.oneof(
 /** Params: the contract's keys with junk values, plus junk keys. */
 const params = fc.dictionary(
   fc.oneof(
-    fc.constantFrom(
-      'prompt',
-      'aspect_ratio',
-      'size',
-      'quality',
-      'resolution',
-      'duration',
-      'audio',
-      'reference_images',
-      'number_results',
-      'seed',
-      'enhance',
-      'estimate',
-      'input_image',
-      'negative_prompt',
-    ),
+    // Every key the contract names (schema params and submit fields), then junk keys.
+    fc.constantFrom(...new Set<string>([...PARAM_KEYS, ...SUBMIT_FIELDS])),
     fc.string({ maxLength: 8 }),
   ),
   junk,
