@@ -1,28 +1,18 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { APIError, ConnectionError, isMediaGenError, MediaGenClient, type MediaGenError, type RetryInfo, ServerError } from '../src/index';
+import {
+  APIError,
+  ConnectionError,
+  isMediaGenError,
+  type MediaGenClient,
+  type MediaGenError,
+  type RetryInfo,
+  ServerError,
+} from '../src/index';
+import { scriptedClients } from './support/scripted-client';
 import { errorBody, generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  vi.useRealTimers();
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-async function setup(responder: Responder, options: ConstructorParameters<typeof MediaGenClient>[0] = {}) {
-  const server = await startScriptedServer(responder);
-  closers.push(server.close);
-  const retries: RetryInfo[] = [];
-  const client = new MediaGenClient({
-    apiKey: 'svc_live_test',
-    baseUrl: server.url,
-    validate: false,
-    maxRetries: 0,
-    onRetry: (info) => retries.push(info),
-    ...options,
-  });
-  return { server, client, retries };
-}
+const setup = scriptedClients({ maxRetries: 0 });
 
 const fail = (p: Promise<unknown>) =>
   p.then(

@@ -10,19 +10,10 @@ import {
   ParamsValidationError,
   TimeoutError,
 } from '../src/index';
+import { scriptedClients } from './support/scripted-client';
 import { errorBody, generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-async function setup(responder: Responder, options: ConstructorParameters<typeof MediaGenClient>[0] = {}) {
-  const server = await startScriptedServer(responder);
-  closers.push(server.close);
-  const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: server.url, validate: false, maxRetries: 0, ...options });
-  return { server, client };
-}
+const setup = scriptedClients({ maxRetries: 0 });
 
 const fail = (p: Promise<unknown>) =>
   p.then(
@@ -106,7 +97,7 @@ describe('every error out of create and run carries the idempotency key it used'
     );
     expect(late).toBeInstanceOf(TimeoutError);
     expect([late.idempotencyKey, late.generationId]).toEqual(['k-4', GEN_ID]);
-    await closers.pop()!();
+    await server.close();
     const down = await fail(client.generations.run({ model: 'image-fast', prompt: 'x' }));
     expect(down).toBeInstanceOf(ConnectionError);
     expect(down.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);

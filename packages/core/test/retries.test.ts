@@ -9,6 +9,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../src/index';
+import { scriptedClients } from './support/scripted-client';
 import { errorBody, json, type Responder, startScriptedServer } from './support/scripted-server';
 
 const submitted = {
@@ -21,25 +22,7 @@ const submitted = {
 };
 const params = { model: 'image-fast', prompt: 'a red fox' };
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  vi.useRealTimers();
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-async function setup(responder: Responder, options: ConstructorParameters<typeof MediaGenClient>[0] = {}) {
-  const server = await startScriptedServer(responder);
-  closers.push(server.close);
-  const retries: RetryInfo[] = [];
-  const client = new MediaGenClient({
-    apiKey: 'svc_live_test',
-    baseUrl: server.url,
-    validate: false,
-    onRetry: (info) => retries.push(info),
-    ...options,
-  });
-  return { server, client, retries };
-}
+const setup = scriptedClients();
 
 /** Runs `work` with fake timers, moving the clock until it settles (real sockets keep working). */
 async function onFakeClock<T>(work: () => Promise<T>): Promise<{ value?: T; error?: unknown; elapsedMs: number }> {
@@ -196,7 +179,6 @@ describe('retries per the spec client guidance', () => {
   it('a refused connection is a ConnectionError, retried', async () => {
     const { client, server } = await setup(() => undefined);
     await server.close();
-    closers.pop();
     const { error } = await onFakeClock(() => client.credits.get({ maxRetries: 2 }));
     expect(error).toBeInstanceOf(ConnectionError);
   });
