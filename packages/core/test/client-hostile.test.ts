@@ -1,16 +1,8 @@
 import { gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  APIError,
-  ConnectionError,
-  isMediaGenError,
-  type MediaGenClient,
-  type MediaGenError,
-  type RetryInfo,
-  ServerError,
-} from '../src/index';
+import { describe, expect, it, vi } from 'vitest';
+import { APIError, ConnectionError, isMediaGenError, type MediaGenClient, type MediaGenError, ServerError } from '../src/index';
 import { scriptedClients } from './support/scripted-client';
-import { errorBody, generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
+import { errorBody, generationBody, json } from './support/scripted-server';
 
 const setup = scriptedClients({ maxRetries: 0 });
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AbortError,
   ConfigurationError,
@@ -11,7 +11,7 @@ import {
   TimeoutError,
 } from '../src/index';
 import { scriptedClients } from './support/scripted-client';
-import { errorBody, generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
+import { errorBody, generationBody, json } from './support/scripted-server';
 
 const setup = scriptedClients({ maxRetries: 0 });
 

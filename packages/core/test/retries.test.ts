@@ -1,16 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  AbortError,
-  ConnectionError,
-  InvalidRequestError,
-  MediaGenClient,
-  RateLimitError,
-  type RetryInfo,
-  ServerError,
-  TimeoutError,
-} from '../src/index';
+import { describe, expect, it, vi } from 'vitest';
+import { AbortError, ConnectionError, InvalidRequestError, RateLimitError, ServerError, TimeoutError } from '../src/index';
 import { scriptedClients } from './support/scripted-client';
-import { errorBody, json, type Responder, startScriptedServer } from './support/scripted-server';
+import { errorBody, json, type Responder } from './support/scripted-server';
 
 const submitted = {
   generation_id: '7b0c6f8e-0000-4000-8000-0000000000aa',
