@@ -11,3 +11,4 @@ export { readEnv } from './util/env';
 export { type DedupeClaim, MemoryDedupeStore, type MemoryDedupeStoreOptions, type WebhookDedupeStore } from './webhooks/dedupe';
 export { createWebhookHandler, type WebhookContext, type WebhookHandler, type WebhookHandlerOptions } from './webhooks/handler';
 export { isParsedBody, isRawBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
+export { type WebhookRefusalCode, webhookRefusal } from './webhooks/refusals';

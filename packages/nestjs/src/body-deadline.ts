@@ -1,6 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { MediaGenError } from '@mediagen/core';
-import { errorReply } from '@mediagen/core/server';
+import { webhookRefusal } from '@mediagen/core/server';
 
 /**
  * Answers `503 WEBHOOK_BODY_TIMEOUT` (core's error body, as core's own receiver answers a body
@@ -17,9 +16,12 @@ export function watchBodyDeadline(server: Server, isWebhook: (req: IncomingMessa
     if (!isWebhook(req) || req.complete) return;
     const timer = setTimeout(() => {
       if (req.complete || res.headersSent) return;
-      const { status, body, headers } = errorReply(bodyTimeout());
-      res.writeHead(status, { ...headers, 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify(body), () => req.socket.destroy());
+      const refusal = webhookRefusal('WEBHOOK_BODY_TIMEOUT');
+      void refusal.text().then((body) => {
+        if (res.headersSent) return;
+        res.writeHead(refusal.status, { 'content-type': 'application/json', connection: 'close' });
+        res.end(body, () => req.socket.destroy());
+      });
     }, deadlineMs);
     timer.unref();
     const clear = () => clearTimeout(timer);
@@ -28,15 +30,6 @@ export function watchBodyDeadline(server: Server, isWebhook: (req: IncomingMessa
   };
   server.prependListener('request', onRequest);
   return () => void server.removeListener('request', onRequest);
-}
-
-function bodyTimeout(): MediaGenError {
-  return new MediaGenError('The body did not arrive before the deadline.', {
-    status: 503,
-    code: 'WEBHOOK_BODY_TIMEOUT',
-    next: 'The service retries the delivery.',
-    retryable: true,
-  });
 }
 
 /** The route's full path (`/api/webhooks/mediagen`) from the global prefix and `webhook.path`. */

@@ -1,4 +1,4 @@
-import { MediaGenError } from '@mediagen/core';
+import type { WebhookRefusalCode } from '@mediagen/core/server';
 
 /**
  * Why the platform's body parser refused a request before any route ran:
@@ -42,31 +42,10 @@ export function parserRefusal(error: unknown): ParserRefusal | undefined {
   return undefined;
 }
 
-/**
- * The SDK error for a refusal answered without core's receiver (the body never reached it),
- * with the status and code core's receiver gives the same case; `errorReply` makes its body.
- */
-export function refusalError(refusal: Exclude<ParserRefusal, 'unparsable'>): MediaGenError {
-  switch (refusal) {
-    case 'too-large':
-      return new MediaGenError("The body is larger than the app's body parser accepts.", {
-        status: 413,
-        code: 'WEBHOOK_BODY_TOO_LARGE',
-        next: "Raise the platform's body limit (and webhook.maxBodyBytes) if this is a real delivery.",
-      });
-    case 'media-type':
-      return new MediaGenError('Webhook deliveries are application/json in UTF-8.', {
-        status: 415,
-        code: 'WEBHOOK_CONTENT_TYPE',
-        next: 'Send the body as application/json.',
-      });
-    case 'unreadable':
-      // Cut off on the way: possibly a real delivery, so a 5xx and the service retries it.
-      return new MediaGenError('The body could not be read.', {
-        status: 500,
-        code: 'WEBHOOK_BODY_UNREADABLE',
-        next: 'The service retries the delivery.',
-        retryable: true,
-      });
-  }
-}
+/** The receiver's refusal (core's status and error body) for what the parser refused without reading it to the end. */
+export const REFUSAL_CODES = {
+  'too-large': 'WEBHOOK_BODY_TOO_LARGE',
+  'media-type': 'WEBHOOK_CONTENT_TYPE',
+  // Cut off on the way: possibly a real delivery, so core answers a 5xx and the service retries it.
+  unreadable: 'WEBHOOK_BODY_UNREADABLE',
+} as const satisfies Record<Exclude<ParserRefusal, 'unparsable'>, WebhookRefusalCode>;

@@ -1,14 +1,14 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type MediaGenClient, WebhookVerificationError } from '@mediagen/core';
+import { type MediaGenClient, MediaGenError, WebhookVerificationError } from '@mediagen/core';
 import { isRawBody, type NodeRequestLike, toWebRequest } from '@mediagen/core/node';
-import { createWebhookHandler, errorResponse, isJsonContentType } from '@mediagen/core/server';
+import { createWebhookHandler, errorResponse, isJsonContentType, webhookRefusal } from '@mediagen/core/server';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { isDeliveryTo, routePath, watchBodyDeadline } from './body-deadline';
 import { GenerationEventHandlers } from './event-handlers';
 import { MEDIAGEN_MODULE_OPTIONS } from './module-definition';
 import type { MediaGenModuleOptions } from './options';
-import { type ParserRefusal, parserRefusal, refusalError } from './parser-refusal';
+import { type ParserRefusal, parserRefusal, REFUSAL_CODES } from './parser-refusal';
 import { assertRawBodyKept } from './raw-body-check';
 import { MEDIAGEN_CLIENT } from './tokens';
 
@@ -110,7 +110,7 @@ export class MediaGenWebhookReceiver implements OnModuleInit, OnApplicationBoots
     try {
       // Answered already: the body deadline's 503, and the parser then saw the connection close.
       if (adapter.isHeadersSent(res)) return;
-      await this.#send(res, refusal === 'unparsable' ? await this.#answer(req) : errorResponse(refusalError(refusal)));
+      await this.#send(res, refusal === 'unparsable' ? await this.#answer(req) : webhookRefusal(REFUSAL_CODES[refusal]));
     } catch (error) {
       this.#logger.error(describe(error));
     }
@@ -128,7 +128,14 @@ export class MediaGenWebhookReceiver implements OnModuleInit, OnApplicationBoots
   }
 
   async #answer(req: PlatformRequest): Promise<Response> {
-    if (!this.#handle) return Response.json({ error: 'NOT_FOUND' }, { status: 404 });
+    if (!this.#handle) {
+      const error = new MediaGenError('No webhook route is configured here.', {
+        status: 404,
+        code: 'NOT_FOUND',
+        next: 'Set webhook in MediaGenModule.forRoot options.',
+      });
+      return errorResponse(error);
+    }
     // Fastify's request keeps the Node request as `raw`; Express's is the Node request.
     const node = req.raw ?? req;
     const { rawBody } = req;

@@ -5,6 +5,7 @@ import { HEADERS } from '../types';
 import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
 import { readEnv } from '../util/env';
 import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
+import { refusalResponse, webhookRefusal } from './refusals';
 import { verifyWebhookWith, type WebhookEvent } from './verify';
 
 export interface WebhookContext {
@@ -133,23 +134,23 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
     // The 2xx for an acknowledged event goes out only once the claim is stored as seen.
     const answer = await within(Promise.race([outcome, acknowledged.then(markSeen).then(() => true)]), deadline - Date.now());
     // 5xx on failure or timeout: the service retries, and the retry finds the outcome.
-    return answer === true ? reply(200) : answer === false ? reply(500, 'WEBHOOK_HANDLER_FAILED') : reply(503, 'WEBHOOK_HANDLER_TIMEOUT');
+    return answer === true ? accepted() : webhookRefusal(answer === false ? 'WEBHOOK_HANDLER_FAILED' : 'WEBHOOK_HANDLER_TIMEOUT');
   }
 
   return async function handleWebhook(request: Request): Promise<Response> {
     const deadline = Date.now() + deadlineMs;
-    if (request.method !== 'POST') return reply(405, 'METHOD_NOT_ALLOWED');
+    if (request.method !== 'POST') return webhookRefusal('METHOD_NOT_ALLOWED');
     // The service always sends JSON; anything else is not a delivery, and a retry won't change that.
-    if (!isJsonContentType(request.headers.get('content-type'))) return reply(415, 'WEBHOOK_CONTENT_TYPE');
+    if (!isJsonContentType(request.headers.get('content-type'))) return webhookRefusal('WEBHOOK_CONTENT_TYPE');
     let body: Uint8Array;
     try {
       // The deadline covers the body too: a sender that never finishes gets an answer in time.
       body = await readBody(request, maxBodyBytes, deadline);
     } catch (error) {
-      if (error === BODY_TOO_LARGE) return reply(413, 'WEBHOOK_BODY_TOO_LARGE');
+      if (error === BODY_TOO_LARGE) return webhookRefusal('WEBHOOK_BODY_TOO_LARGE');
       // A body cut off or still trickling at the deadline may be a real delivery hit by the
       // network: answer 5xx so the service retries it (a 4xx would end its chain for good).
-      return error === BODY_TIMEOUT ? reply(503, 'WEBHOOK_BODY_TIMEOUT') : reply(500, 'WEBHOOK_BODY_UNREADABLE');
+      return webhookRefusal(error === BODY_TIMEOUT ? 'WEBHOOK_BODY_TIMEOUT' : 'WEBHOOK_BODY_UNREADABLE');
     }
     let event: WebhookEvent;
     try {
@@ -166,7 +167,12 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
       // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
       if (code === 'WEBHOOK_EVENT_UNSUPPORTED') return Response.json({ received: true, ignored: true });
-      return reply(statusFor(code), code, isMediaGenError(error) ? error.message : undefined);
+      return refusalResponse(
+        statusFor(code),
+        code,
+        isMediaGenError(error) ? error.message : 'The delivery was refused.',
+        'Check the signing secret and the raw body.',
+      );
     }
 
     // Waiters learn of the result at once, whether or not this delivery is a duplicate.
@@ -183,16 +189,16 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       for (;;) {
         const claim = await store.claim(key, leaseMs);
         if (claim === 'claimed') return await dispatch(request, event, deadline, key);
-        if (claim === 'seen') return reply(200, 'DUPLICATE');
+        if (claim === 'seen') return accepted(true);
         // Another delivery of the same event is running: wait for it, then ask again.
         const left = deadline - Date.now();
-        if (left <= 0) return reply(503, 'WEBHOOK_IN_PROGRESS');
+        if (left <= 0) return webhookRefusal('WEBHOOK_IN_PROGRESS');
         const other = running.get(key);
         await within(other ?? new Promise(() => {}), other ? left : Math.min(left, POLL_MS));
       }
     } catch (error) {
       report(error, event);
-      return reply(500, 'WEBHOOK_DEDUPE_FAILED');
+      return webhookRefusal('WEBHOOK_DEDUPE_FAILED');
     }
   };
 }
@@ -225,22 +231,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-/** What each refusal means, for the person reading the delivery log. */
-const REFUSALS: Record<string, [message: string, next: string]> = {
-  METHOD_NOT_ALLOWED: ['Webhook deliveries are POST requests.', 'Send a POST.'],
-  WEBHOOK_CONTENT_TYPE: ['Webhook deliveries are application/json.', 'Send the body as application/json.'],
-  WEBHOOK_BODY_TOO_LARGE: ['The body is larger than this receiver accepts.', 'Raise the receiver body limit if this is a real delivery.'],
-  WEBHOOK_BODY_TIMEOUT: ['The body did not arrive before the deadline.', 'The service retries the delivery.'],
-  WEBHOOK_BODY_UNREADABLE: ['The body could not be read.', 'The service retries the delivery.'],
-  WEBHOOK_HANDLER_FAILED: ["The app's handler failed.", 'The service retries the delivery.'],
-  WEBHOOK_HANDLER_TIMEOUT: ["The app's handler did not finish in time.", 'The service retries the delivery.'],
-  WEBHOOK_IN_PROGRESS: ['The same event is being handled by another delivery.', 'The service retries the delivery.'],
-  WEBHOOK_DEDUPE_FAILED: ['The de-duplication store failed.', 'Check the store; the service retries the delivery.'],
-};
-
-/** 2xx bodies say whether the event ran; error bodies have the contract's shape (`error`, `message`, `next`, `request_id`). */
-function reply(status: number, code?: string, message?: string): Response {
-  if (status < 300) return Response.json(code ? { received: true, duplicate: true } : { received: true }, { status });
-  const [text, next] = REFUSALS[code ?? ''] ?? ['The delivery was refused.', 'Check the signing secret and the raw body.'];
-  return Response.json({ error: code, message: message ?? text, next, request_id: null }, { status });
+/** A 2xx says whether the event ran (or was a duplicate). */
+function accepted(duplicate = false): Response {
+  return Response.json(duplicate ? { received: true, duplicate: true } : { received: true });
 }
