@@ -10,6 +10,7 @@ export {
   type GenerationLedger,
   type GenerationLedgerOptions,
   type ListPage,
+  outputName,
   type ReconcileReport,
   type SubmitOptions,
 } from './ledger/ledger';
@@ -18,4 +19,5 @@ export type { OutputInfo, OutputSink } from './ledger/output-sink';
 export { type Precedence, precedence } from './ledger/precedence';
 export { type GenerationRecord, isTerminalStatus, type LedgerStatus, type RecordPatch } from './ledger/record';
 export type { GenerationStore, ListCursor, ListOptions } from './ledger/store';
+export { fromStoredRow, hasWorkLeft, STORED_COLUMNS, type StoredRow, toStoredRow } from './ledger/stored-row';
 export type { LedgerGeneration } from './ledger/view';

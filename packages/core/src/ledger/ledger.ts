@@ -205,10 +205,9 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     for (let index = 0; index < count; index++) {
       const generation = record.generation as Generation;
       const url = generation.output_urls?.[index] ?? generation.output_url ?? '';
-      const filename = decodeURIComponent(url.split('/').pop() ?? `output-${index}`);
       // download() signs the link afresh when it is near expiry or refused.
       const body = await client.generations.download(generation, { index });
-      saved.push(await sink.put(`${id}/${index}-${filename}`, body, { generationId: id, index, contentType: null }));
+      saved.push(await sink.put(outputName(id, index, url), body, { generationId: id, index, contentType: null }));
     }
     return saved;
   }
@@ -487,6 +486,25 @@ function expiry(url: string): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * `<generation_id>/<index>-<filename>`, each part reduced to `[A-Za-z0-9._-]` (no `..`): the
+ * names come from the service's answer, and a sink may map them onto a filesystem.
+ */
+export function outputName(generationId: string, index: number, url: string): string {
+  let filename = 'output';
+  try {
+    filename = parseOutputLink(url).filename;
+  } catch {
+    // A link of another shape (a proxy's): the generic name.
+  }
+  const safe = (s: string) =>
+    s
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .replace(/^\.+/, '_')
+      .slice(0, 120) || '_';
+  return `${safe(generationId)}/${index}-${safe(filename)}`;
 }
 
 function formatCursor(r: GenerationRecord): string {

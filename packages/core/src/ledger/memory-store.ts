@@ -1,6 +1,6 @@
 import type { GenerationRecord, RecordPatch } from './record';
-import { isTerminalStatus } from './record';
 import type { GenerationStore, ListOptions } from './store';
+import { hasWorkLeft } from './stored-row';
 
 /**
  * In-process store: right for one instance and for tests. Everything is lost with the process;
@@ -42,9 +42,7 @@ export class MemoryGenerationStore implements GenerationStore {
   }
 
   async due(now: number, limit: number): Promise<GenerationRecord[]> {
-    const due = [...this.#records.values()].filter(
-      (r) => (!isTerminalStatus(r.status) || !r.notified) && r.next_check_at <= now && r.lease_until <= now,
-    );
+    const due = [...this.#records.values()].filter((r) => hasWorkLeft(r) && r.next_check_at <= now && r.lease_until <= now);
     due.sort((a, b) => a.next_check_at - b.next_check_at);
     return due.slice(0, limit).map((r) => structuredClone(r));
   }
