@@ -1,7 +1,7 @@
 /**
  * Storage the app owns for copies of outputs (`persistOutputs`), so results outlive the service's
  * 3-day links and its retention. Shaped for a key/value object store: a filesystem directory
- * (`FileOutputSink` in `@mediagen/core/node`), an S3-compatible bucket (`PutObject`, then the
+ * (`FileOutputSink` in `@mediagen/sqlite`), an S3-compatible bucket (`PutObject`, then the
  * object's URL), Vercel Blob (`put(name, body)` answers `{ url }`).
  */
 export interface OutputSink {
