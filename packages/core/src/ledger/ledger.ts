@@ -78,6 +78,12 @@ export interface GenerationLedger {
   get(owner: string, id: string): Promise<LedgerGeneration | undefined>;
   /** The owner's generations, newest first. */
   list(owner: string, options?: { limit?: number; cursor?: string | null }): Promise<ListPage>;
+  /**
+   * Records a generation submitted elsewhere (already accepted and billed, e.g. by a handler that
+   * called `generations.create` itself), so the ledger follows it from here. A no-op when the
+   * ledger knows the id. Prefer `submit`: only it records the intent before the call.
+   */
+  adopt(owner: string, submitted: SubmitResponse, params: GenerateParams): Promise<LedgerGeneration>;
   /** A verified webhook event (the receiver's `onEvent`): applied through the precedence rule. */
   applyEvent(event: WebhookEvent): Promise<LedgerGeneration | undefined>;
   /** A Generation read anywhere (a poll, `wait()`'s `onUpdate`): applied through the same rule. */
@@ -301,20 +307,8 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       if (!isIdempotencyKey(key)) throw new ConfigurationError('idempotencyKey must be 1-255 visible ASCII characters.');
       const at = now();
       const record: GenerationRecord = {
-        key,
-        owner,
-        params: structuredClone(params as GenerateParams),
-        status: 'submitting',
-        generation_id: null,
-        generation: null,
-        error: null,
-        unavailable: false,
-        notified: false,
-        outputs: null,
-        created_at: at,
-        updated_at: at,
+        ...newRecord(key, owner, params as GenerateParams, at),
         next_check_at: at + leaseMs,
-        version: 0,
         lease_holder: me,
         lease_until: at + leaseMs,
       };
@@ -357,6 +351,25 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       const fresh = await Promise.all(shown.map((r) => refresh(r)));
       const last = shown[shown.length - 1];
       return { generations: fresh.map(viewOf), next_cursor: page.length > limit && last ? formatCursor(last) : null };
+    },
+
+    async adopt(owner, submitted, params) {
+      checkOwner(owner);
+      const known = await store.getByGenerationId(submitted.generation_id);
+      if (known) return viewOf(known);
+      const at = now();
+      const generation = generationFromSubmit(submitted);
+      const record: GenerationRecord = {
+        ...newRecord(`generation:${submitted.generation_id}`, owner, params, at),
+        status: 'pending',
+        generation_id: submitted.generation_id,
+        generation,
+        next_check_at: at + (await intervalFor(submitted.model)),
+        lease_holder: null,
+        lease_until: 0,
+      };
+      if (await store.insert(record)) return viewOf(record);
+      return viewOf((await store.getByGenerationId(submitted.generation_id)) ?? record);
     },
 
     async applyEvent(event) {
@@ -427,6 +440,28 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   return ledger;
 }
 
+/** An intent as first written: nothing known of it yet. */
+function newRecord(key: string, owner: string, params: GenerateParams, at: number): GenerationRecord {
+  return {
+    key,
+    owner,
+    params: structuredClone(params),
+    status: 'submitting',
+    generation_id: null,
+    generation: null,
+    error: null,
+    unavailable: false,
+    notified: false,
+    outputs: null,
+    created_at: at,
+    updated_at: at,
+    next_check_at: at,
+    version: 0,
+    lease_holder: null,
+    lease_until: 0,
+  };
+}
+
 function checkOwner(owner: unknown): void {
   if (typeof owner !== 'string' || owner === '') throw new ConfigurationError('The ledger needs an owner (a non-empty string).');
 }
@@ -453,6 +488,8 @@ function generationFromSubmit(s: SubmitResponse): Generation {
     created_at: s.created_at,
     completed_at: null,
     request_id: s.request_id,
+    credits_estimate: s.credits_estimate,
+    pricing_source: s.pricing_source,
   };
 }
 
