@@ -240,6 +240,31 @@ describe('createGenerationLedger: following', () => {
     expect(handed.sort()).toEqual([...ids].sort());
   });
 
+  it('two overlapping passes on one instance hand a terminal state over once (a lease is re-entrant for its holder)', async () => {
+    const emu = await setup();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const calls: string[] = [];
+    const l = ledgerOn(emu, {
+      onTerminal: async (g) => {
+        calls.push(g.generation_id as string);
+        await gate;
+      },
+    });
+    const g = await l.ledger.submit('alice', { model: 'image-fast', prompt: 'overlap' });
+    await emu.settled(g.generation_id as string);
+    const done = await emu.client().generations.get(g.generation_id as string);
+    // Recorded terminal by a process that died before handing it over: left for the reconciler.
+    const record = (await l.store.getByGenerationId(g.generation_id as string))!;
+    await l.store.update(record.key, record.version, { status: 'completed', generation: done, next_check_at: 0 });
+    const passes = Promise.all([l.ledger.reconcile(), l.ledger.reconcile(), l.ledger.reconcile()]);
+    for (let i = 0; i < 100 && calls.length === 0; i++) await new Promise((r) => setImmediate(r));
+    release();
+    await passes;
+    await l.ledger.reconcile();
+    expect(calls).toEqual([g.generation_id]);
+  });
+
   it('start()/stop() run passes on the injected timers', async () => {
     const emu = await setup();
     const timers: (() => void)[] = [];

@@ -116,6 +116,8 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   const now = options.now ?? Date.now;
   const setTimer = options.setTimeout ?? ((cb: () => void, ms: number) => globalThis.setTimeout(cb, ms));
   const clearTimer = options.clearTimeout ?? ((t: unknown) => globalThis.clearTimeout(t as Parameters<typeof clearTimeout>[0]));
+  /** Records whose terminal state this instance is handing over right now. */
+  const notifying = new Set<string>();
   const report = (error: unknown, record?: GenerationRecord) => {
     try {
       options.onError?.(error, record && viewOf(record));
@@ -182,7 +184,18 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
    * A failure leaves it unnotified; the reconciler tries again.
    */
   async function notify(record: GenerationRecord): Promise<boolean> {
-    if (record.notified) return false;
+    // The lease keeps other instances out; this set keeps out this instance's other paths (a
+    // webhook and a reconciler pass both reaching the same record), since a lease is re-entrant.
+    if (record.notified || notifying.has(record.key)) return false;
+    notifying.add(record.key);
+    try {
+      return await notifyLeased(record);
+    } finally {
+      notifying.delete(record.key);
+    }
+  }
+
+  async function notifyLeased(record: GenerationRecord): Promise<boolean> {
     if (!(await store.claim(record.key, me, now() + leaseMs, now()))) return false;
     let current: GenerationRecord | undefined = record;
     try {
@@ -248,8 +261,9 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     } catch (error) {
       if (error instanceof NotFoundError) return (await patchRecord(record.key, () => ({ unavailable: true }))) ?? record;
       report(error, record);
-      // Never an expired link: served without links until a read succeeds.
-      return linksStale(record.generation, now(), 0) ? { ...record, unavailable: true } : record;
+      // Never an expired link: served without links until a read succeeds (the record keeps them).
+      if (!linksStale(record.generation, now(), 0) || !record.generation) return record;
+      return { ...record, generation: { ...record.generation, output_url: null, output_urls: null } };
     }
   }
 
