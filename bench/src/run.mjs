@@ -20,6 +20,7 @@ const MEASUREMENTS = [
   ['batch-throughput', './batch-throughput.mjs'],
   ['emulator-capacity', './emulator-capacity.mjs'],
   ['wait-latency', './wait-latency.mjs'],
+  ['ledger-submit', './ledger-overhead.mjs'],
 ];
 
 function peerVersions() {

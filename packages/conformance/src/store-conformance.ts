@@ -142,6 +142,14 @@ export function describeGenerationStoreConformance(target: GenerationStoreTarget
       const found = (await store.due(now, 1_000)).filter((r) => keys.has(r.key)).map((r) => r.key);
       expect(found).toEqual([due2.key, due1.key, due3.key]);
       expect((await store.due(now, 2)).length).toBeLessThanOrEqual(2);
+      // Work left follows updates that set only one of status / notified.
+      await store.update(due3.key, 0, { notified: true });
+      await store.update(due1.key, 0, { status: 'completed' });
+      await store.update(later.key, 0, { next_check_at: now - 30 });
+      const after = (await store.due(now, 1_000)).filter((r) => keys.has(r.key)).map((r) => r.key);
+      expect(after).toEqual([later.key, due2.key, due1.key]);
+      await store.update(due1.key, 1, { notified: true });
+      expect((await store.due(now, 1_000)).some((r) => r.key === due1.key)).toBe(false);
     });
 
     it('claim: one holder at a time, re-entrant, lapses at its expiry, released only by its holder; version untouched', async () => {

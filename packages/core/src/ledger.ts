@@ -20,5 +20,5 @@ export { type Precedence, precedence } from './ledger/precedence';
 export { type GenerationRecord, isTerminalStatus, type LedgerStatus, type RecordPatch } from './ledger/record';
 export { type LedgerGenerationSource, ledgerSource, SHARED_OWNER } from './ledger/source';
 export type { GenerationStore, ListCursor, ListOptions } from './ledger/store';
-export { fromStoredRow, hasWorkLeft, STORED_COLUMNS, type StoredRow, toStoredRow } from './ledger/stored-row';
+export { fromStoredRow, hasWorkLeft, patchColumns, STORED_COLUMNS, type StoredRow, toStoredRow } from './ledger/stored-row';
 export type { LedgerGeneration } from './ledger/view';

@@ -3,6 +3,7 @@ import {
   type GenerationRecord,
   type GenerationStore,
   type ListOptions,
+  patchColumns,
   type RecordPatch,
   STORED_COLUMNS,
   toStoredRow,
@@ -60,14 +61,20 @@ export class PostgresGenerationStore implements GenerationStore {
   }
 
   async update(key: string, version: number, patch: RecordPatch): Promise<GenerationRecord | undefined> {
-    const current = await this.get(key);
-    if (!current || current.version !== version) return undefined;
-    const row = toStoredRow({ ...current, ...patch, version: version + 1 });
-    const columns = STORED_COLUMNS.filter((c) => c !== 'key');
-    const sets = columns.map((c, i) => `${c} = $${i + 1}`).join(', ');
+    // One statement (one round trip): only the patched columns, the version bumped, and `open`
+    // computed from the row's own status/notified where the patch leaves them.
+    const columns = patchColumns(patch);
+    const names = Object.keys(columns) as (keyof typeof columns)[];
+    const values: unknown[] = names.map((c) => columns[c]);
+    const value = (c: 'status' | 'notified') => (c in columns ? `$${names.indexOf(c) + 1}::${c === 'status' ? 'text' : 'smallint'}` : c);
+    const sets = [
+      ...names.map((c, i) => `${c} = $${i + 1}`),
+      'version = version + 1',
+      `open = CASE WHEN ${value('status')} IN ('completed', 'failed') AND ${value('notified')} = 1 THEN 0 ELSE 1 END`,
+    ];
     const result = await this.#query(
-      `UPDATE ${this.#table} SET ${sets} WHERE key = $${columns.length + 1} AND version = $${columns.length + 2} RETURNING *`,
-      [...columns.map((c) => row[c]), key, version],
+      `UPDATE ${this.#table} SET ${sets.join(', ')} WHERE key = $${names.length + 1} AND version = $${names.length + 2} RETURNING *`,
+      [...values, key, version],
     );
     return one(result);
   }

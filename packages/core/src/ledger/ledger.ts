@@ -320,12 +320,9 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       const key = submitOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
       if (!isIdempotencyKey(key)) throw new ConfigurationError('idempotencyKey must be 1-255 visible ASCII characters.');
       const at = now();
-      const record: GenerationRecord = {
-        ...newRecord(key, owner, params as GenerateParams, at),
-        next_check_at: at + leaseMs,
-        lease_holder: me,
-        lease_until: at + leaseMs,
-      };
+      // The reconciler leaves it alone for one lease length (the call in flight); should this
+      // process die, it resends it after that. No lease row to take and give back: one write less.
+      const record: GenerationRecord = { ...newRecord(key, owner, params as GenerateParams, at), next_check_at: at + leaseMs };
       // Recorded before it is sent: a crash from here on leaves an intent reconcile() resends.
       if (!(await store.insert(record))) {
         const existing = (await store.get(key)) as GenerationRecord;
@@ -341,11 +338,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         if (existing.status !== 'submitting') return viewOf(existing);
         return viewOf(await send(existing, submitOptions.signal));
       }
-      try {
-        return viewOf(await send(record, submitOptions.signal));
-      } finally {
-        await store.release(key, me).catch(() => {});
-      }
+      return viewOf(await send(record, submitOptions.signal));
     },
 
     async get(owner, id) {

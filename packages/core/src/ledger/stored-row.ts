@@ -1,4 +1,4 @@
-import { type GenerationRecord, isTerminalStatus } from './record';
+import { type GenerationRecord, isTerminalStatus, type RecordPatch } from './record';
 
 /**
  * A record as a SQL row, for the SQL stores (`@mediagen/sqlite`, `@mediagen/postgres`): one
@@ -50,6 +50,38 @@ export const STORED_COLUMNS: readonly (keyof StoredRow)[] = [
 export function hasWorkLeft(record: Pick<GenerationRecord, 'status' | 'notified'>): boolean {
   return !isTerminalStatus(record.status) || !record.notified;
 }
+
+/**
+ * The columns a patch sets, encoded as `toStoredRow` encodes them (without `open`, which depends
+ * on the stored `status` and `notified` too: a SQL store computes it in the same statement).
+ */
+export function patchColumns(patch: RecordPatch): Partial<StoredRow> {
+  const row = toStoredRow({ ...PATCH_BASE, ...patch } as GenerationRecord);
+  const out: Partial<StoredRow> = {};
+  for (const key of Object.keys(patch) as (keyof RecordPatch)[]) {
+    if (patch[key] !== undefined) (out as Record<string, unknown>)[key] = row[key];
+  }
+  return out;
+}
+
+const PATCH_BASE: GenerationRecord = {
+  key: '',
+  owner: '',
+  params: { model: '' },
+  status: 'submitting',
+  generation_id: null,
+  generation: null,
+  error: null,
+  unavailable: false,
+  notified: false,
+  outputs: null,
+  created_at: 0,
+  updated_at: 0,
+  next_check_at: 0,
+  version: 0,
+  lease_holder: null,
+  lease_until: 0,
+};
 
 export function toStoredRow(r: GenerationRecord): StoredRow {
   return {
