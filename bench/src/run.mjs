@@ -21,6 +21,7 @@ const MEASUREMENTS = [
   ['emulator-capacity', './emulator-capacity.mjs'],
   ['wait-latency', './wait-latency.mjs'],
   ['ledger-submit', './ledger-overhead.mjs'],
+  ['ledger-reconciler', './ledger-reconciler.mjs'],
 ];
 
 function peerVersions() {

@@ -265,6 +265,30 @@ describe('createGenerationLedger: following', () => {
     expect(calls).toEqual([g.generation_id]);
   });
 
+  it('start(): after a full batch the next pass starts at once, otherwise after tickMs', async () => {
+    const emu = await setup();
+    const waits: number[] = [];
+    const timers: (() => void)[] = [];
+    const l = ledgerOn(emu, {
+      batchSize: 2,
+      tickMs: 700,
+      setTimeout: (cb, ms) => {
+        waits.push(ms);
+        timers.push(cb);
+      },
+      clearTimeout: () => {},
+    });
+    for (let i = 0; i < 3; i++) await l.ledger.submit('alice', { model: 'image-fast', prompt: `batch ${i}` });
+    l.clock.advance(2_000);
+    l.ledger.start();
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < 1_000 && waits.length === pass; i++) await new Promise((r) => setImmediate(r));
+      if (pass === 0) timers.shift()?.();
+    }
+    await l.ledger.stop();
+    expect(waits).toEqual([0, 700]);
+  });
+
   it('start()/stop() run passes on the injected timers', async () => {
     const emu = await setup();
     const timers: (() => void)[] = [];

@@ -32,7 +32,11 @@ export interface GenerationLedgerOptions {
   linkMarginMs?: number;
   /** Records the reconciler takes per pass. Default 100. */
   batchSize?: number;
-  /** Pause between reconciler passes (`start()`); each record keeps its own poll interval. Default 500 ms. */
+  /**
+   * Pause between reconciler passes (`start()`) when the last one found less than a full batch;
+   * after a full batch the next pass starts at once. Each record keeps its own poll interval.
+   * Default 500 ms.
+   */
   tickMs?: number;
   /** The ledger's clock (ms). Default `Date.now`. Tests move it with the emulator's clock. */
   now?(): number;
@@ -56,6 +60,8 @@ export interface ListPage {
 }
 
 export interface ReconcileReport {
+  /** Records the store answered as due (at most `batchSize`: a full batch means more wait). */
+  due: number;
   /** Records taken this pass (their lease won). */
   followed: number;
   /** Status reads made. */
@@ -405,8 +411,8 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     },
 
     async reconcile() {
-      const counts: ReconcileReport = { followed: 0, polled: 0, resent: 0, notified: 0 };
       const due = await store.due(now(), batch);
+      const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0 };
       await Promise.all(
         due.map(async (candidate) => {
           if (!(await store.claim(candidate.key, me, now() + leaseMs, now()))) return;
@@ -428,11 +434,16 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       if (!stopped) return;
       stopped = false;
       const tick = () => {
+        let full = false;
         running = ledger
           .reconcile()
+          .then((counts) => {
+            full = counts.due >= batch;
+          })
           .catch((error: unknown) => report(error))
           .finally(() => {
-            if (!stopped) timer = setTimer(tick, tickMs);
+            // A full batch means more is due now: the next pass starts at once, not after a tick.
+            if (!stopped) timer = setTimer(tick, full ? 0 : tickMs);
           });
       };
       tick();
