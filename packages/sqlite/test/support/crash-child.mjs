@@ -40,7 +40,7 @@ if (CRASH_AT === 'none') {
   for (;;) {
     await ledger.reconcile();
     const record = await store.get(KEY);
-    if (record && record.notified) break;
+    if (record?.notified) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   process.stdout.write('settled\n');
