@@ -1,5 +1,6 @@
 export { type DeliverOptions, deliver, makePayload } from './delivery';
 export { listen } from './listen';
+export { describeGenerationStoreConformance, type GenerationStoreTarget, makeRecord } from './store-conformance';
 export {
   describeWebhookConformance,
   LIMIT,
