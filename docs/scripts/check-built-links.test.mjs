@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { afterAll, test } from 'vitest';
 import { joinSplitCodeSpans } from './api-reference.mjs';
 import { brokenLinks } from './check-built-links.mjs';
 
 const site = mkdtempSync(join(tmpdir(), 'docs-links-'));
-after(() => rmSync(site, { recursive: true, force: true }));
+afterAll(() => rmSync(site, { recursive: true, force: true }));
 const page = (path, body) => {
   mkdirSync(join(site, path, '..'), { recursive: true });
   writeFileSync(join(site, path), `<html><body>${body}</body></html>`);

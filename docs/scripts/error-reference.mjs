@@ -18,8 +18,7 @@ import { DOCS } from './workspace.mjs';
  * `service` (an HTTP answer of the service), `sdk` (the SDK made it, nothing answered) or
  * `receiver` (your webhook receiver's answer to a delivery).
  */
-export async function codeRows() {
-  const table = wire.ERROR_CODES;
+export async function codeRows(table = wire.ERROR_CODES) {
   const rows = table ? normalise(table) : await interimRows();
   const observed = await observeServiceCodes(rows.filter((row) => row.kind === 'service'));
   for (const row of rows) {
