@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateApiReference } from './api-reference.mjs';
 import { generateErrorReference } from './error-reference.mjs';
+import { asIncluded } from './include.mjs';
 import { DOCS, ROOT } from './workspace.mjs';
 
 const started = performance.now();
@@ -17,7 +18,7 @@ function includeEmulatorTesting() {
   const dir = join(DOCS, 'src', 'generated');
   mkdirSync(dir, { recursive: true });
   const source = join(ROOT, 'packages', 'emulator', 'TESTING.md');
-  const text = existsSync(source) ? readFileSync(source, 'utf8').replace(/^(#+) /gm, '#$1 ') : '';
+  const text = existsSync(source) ? asIncluded(readFileSync(source, 'utf8')) : '';
   writeFileSync(join(dir, 'emulator-testing.md'), text);
   return existsSync(source);
 }
