@@ -1,25 +1,39 @@
 // The error-code reference (src/reference/errors.md), generated: every code with its HTTP status,
-// whether a retry can help, the SDK class that carries it and what to do. The facts come from
-// `@mediagen/core/wire`'s code table, `ERROR_CODES`, when it exports one; until then from
-// interim-codes.mjs plus what the running emulator and client say (the `next` the service
-// answers, the class the SDK throws and its `retryable`). Either way the class and `retryable` of
-// each service code are checked against the real client, so the page cannot disagree with it.
+// whether a retry can help, the SDK class that carries it and what to do. The facts (status,
+// retryable, next) come from `ERROR_CODES`, the one code table of `@mediagen/core/wire`; the docs
+// add their own words (code-notes.mjs: the section, when it happens). Until core exports the
+// table, the notes' interim statuses and the running emulator's `next` stand in for it. Either
+// way each service code is answered by the emulator and thrown by the real client, so the page
+// shows the class users catch, and a table whose `retryable` the client contradicts fails the build.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { webhookRefusal } from '@mediagen/core/server';
 import * as wire from '@mediagen/core/wire';
 import { startEmulator } from '@mediagen/emulator';
-import { RECEIVER_CODES, SDK_CODES, SERVICE_CODES } from './interim-codes.mjs';
+import { HTTP_CODES, RECEIVER_CODES, SDK_CODES, SERVICE_CODES } from './code-notes.mjs';
 import { DOCS } from './workspace.mjs';
 
 /**
  * A row: `{ code, status, retryable, next, when, kind, sdkClass?, reportedAs? }`. `kind`:
- * `service` (an HTTP answer of the service), `sdk` (the SDK made it, nothing answered) or
- * `receiver` (your webhook receiver's answer to a delivery).
+ * `service` (an HTTP answer of the service), `sdk` (the SDK made it, nothing answered),
+ * `receiver` (your webhook receiver's answer to a delivery), `http` (any server's HTTP-level
+ * answer) or `other` (a code of the table the docs have no words for yet).
+ * `table`: `ERROR_CODES`, `{ [code]: { status: number, retryable: boolean, next: string } }`.
  */
 export async function codeRows(table = wire.ERROR_CODES) {
-  const rows = table ? normalise(table) : await interimRows();
+  const notes = await codeNotes();
+  const rows = table
+    ? Object.entries(table).map(([code, { status, retryable, next }]) => ({
+        code,
+        status,
+        retryable,
+        next,
+        kind: notes.get(code)?.kind ?? 'other',
+        when: notes.get(code)?.when ?? '',
+        sdkClass: notes.get(code)?.sdkClass,
+      }))
+    : interimRows(notes);
   const observed = await observeServiceCodes(rows.filter((row) => row.kind === 'service'));
   for (const row of rows) {
     const seen = observed.get(row.code);
@@ -32,43 +46,35 @@ export async function codeRows(table = wire.ERROR_CODES) {
   return rows;
 }
 
-/**
- * `ERROR_CODES` as core exports it: an object keyed by code (or an array of rows with `code`),
- * each `{ status: number | null, retryable: boolean, next: string, when?: string, kind?: 'service' | 'sdk' | 'receiver', sdkClass?: string }`.
- * `status: null` means no HTTP answer (an SDK-side code); `kind` defaults from that.
- */
-function normalise(table) {
-  const entries = Array.isArray(table) ? table.map((row) => [row.code, row]) : Object.entries(table);
-  return entries.map(([code, row]) => ({
-    code,
-    status: row.status ?? null,
-    retryable: row.retryable,
-    next: row.next ?? row.hint,
-    when: row.when ?? row.description ?? row.message ?? '',
-    kind: row.kind ?? (row.status == null ? 'sdk' : 'service'),
-    sdkClass: row.sdkClass ?? row.class,
-  }));
+/** code -> { kind, when, sdkClass?, status?, next? } from the docs' notes (status and next: interim). */
+export async function codeNotes() {
+  const notes = new Map();
+  const add = (code, note) => notes.has(code) || notes.set(code, note);
+  for (const [code, status, when] of SERVICE_CODES) add(code, { kind: 'service', status, when });
+  for (const [code, sdkClass, when, next] of SDK_CODES) add(code, { kind: 'sdk', sdkClass, when, next, status: null });
+  for (const code of RECEIVER_CODES) {
+    const response = webhookRefusal(code);
+    const body = await response.json();
+    add(code, { kind: 'receiver', when: body.message, next: body.next, status: response.status });
+  }
+  for (const [code, when] of HTTP_CODES) add(code, { kind: 'http', when });
+  return notes;
 }
 
-async function interimRows() {
-  const service = SERVICE_CODES.map(([code, status, when]) => ({ code, status, when, kind: 'service' }));
-  const sdk = SDK_CODES.map(([code, sdkClass, when, next]) => ({
-    code,
-    status: null,
-    when,
-    next,
-    sdkClass,
-    kind: 'sdk',
-    retryable: ['CONNECTION_ERROR', 'TIMEOUT', 'GATE_TIMEOUT'].includes(code),
-  }));
-  const receiver = await Promise.all(
-    RECEIVER_CODES.map(async (code) => {
-      const response = webhookRefusal(code);
-      const body = await response.json();
-      return { code, status: response.status, when: body.message, next: body.next, kind: 'receiver', retryable: response.status >= 500 };
-    }),
-  );
-  return [...service, ...sdk, ...receiver];
+/** Before `ERROR_CODES`: the notes' own statuses; retryable as the spec's client guidance has it. */
+function interimRows(notes) {
+  return [...notes]
+    .filter(([, note]) => note.kind !== 'http')
+    .map(([code, { kind, when, sdkClass, status, next }]) => ({
+      code,
+      kind,
+      when,
+      sdkClass,
+      status,
+      next,
+      retryable:
+        kind === 'service' ? undefined : status === null ? ['CONNECTION_ERROR', 'TIMEOUT', 'GATE_TIMEOUT'].includes(code) : status >= 500,
+    }));
 }
 
 /**
@@ -121,9 +127,15 @@ const prose = (text) =>
     .map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\{\{/g, '&#123;&#123;')))
     .join('`');
 
+/** What the status means for the row's kind: an SDK-side code has none, or the one your app's routes answer. */
+function statusFact({ status, kind }) {
+  if (status === null || status === undefined) return 'No HTTP answer: the SDK made it.';
+  return kind === 'sdk' ? `Your app's routes (\`@mediagen/core/server\`) answer it as HTTP ${status}.` : `HTTP ${status}.`;
+}
+
 function section(row) {
   const lines = [`### ${row.code}`, ''];
-  const facts = [row.status === null ? 'No HTTP answer: the SDK made it.' : `HTTP ${row.status}.`, `Retryable: ${yesNo(row.retryable)}.`];
+  const facts = [statusFact(row), `Retryable: ${yesNo(row.retryable)}.`];
   if (row.sdkClass)
     facts.push(
       `Thrown as \`${row.sdkClass}\`${row.reportedAs && row.reportedAs !== row.code ? ` with \`code: '${row.reportedAs}'\`` : ''}.`,
@@ -146,6 +158,8 @@ const GROUPS = [
     'Webhook receiver answers',
     'What your receiver answers the service for a delivery it cannot take. A 4xx ends the service’s retries; a 5xx asks for another attempt.',
   ],
+  ['http', 'HTTP-level answers', 'What any server of the SDK (the emulator, your app’s routes) answers for a malformed exchange.'],
+  ['other', 'Other codes', 'Codes of the SDK’s table this page has no notes for yet.'],
 ];
 
 export function renderPage(rows) {

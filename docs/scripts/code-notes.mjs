@@ -1,10 +1,10 @@
-// INTERIM, until `@mediagen/core/wire` exports the one error-code table (`ERROR_CODES`): the codes
-// and statuses of the contract's code table, and the codes the SDK itself makes. Only what no
-// running code can tell: each code's `next`, its retryability and the class the SDK throws are
-// read from the emulator and the client when the page is generated (error-reference.mjs).
-// Delete this file once `ERROR_CODES` lands; error-reference.mjs then reads the table alone.
+// The docs' own words about each error code: which section of the page it goes in, when it
+// happens, and for the SDK's codes the class that carries it. The facts (status, retryable,
+// next) come from `ERROR_CODES` in `@mediagen/core/wire`. Until core exports that table, the
+// statuses and hints written here (the second column of SERVICE_CODES, the fourth of SDK_CODES)
+// stand in for it; once it does, they are unused and can go.
 
-/** [code, HTTP status, when]: the service's request-time codes. */
+/** [code, HTTP status (interim), when]: the service's request-time codes. */
 export const SERVICE_CODES = [
   ['AUTH_MISSING', 401, 'No `Authorization` header, or not `Bearer <key>`.'],
   ['KEY_INVALID', 401, 'The token lacks the key prefix or matches no key.'],
@@ -43,7 +43,7 @@ export const SERVICE_CODES = [
   ['PROVIDER_DOWN', 503, 'A provider outage.'],
 ];
 
-/** [code, class, when, next]: codes the SDK makes itself, with no request answered. */
+/** [code, class, when, next (interim)]: codes the SDK makes itself, with no request answered. */
 export const SDK_CODES = [
   [
     'CONNECTION_ERROR',
@@ -138,6 +138,18 @@ export const SDK_CODES = [
     'The runtime has no Web Crypto HMAC (500).',
     'Run on Node 20+, Bun, Deno or an edge runtime.',
   ],
+  [
+    'WEBHOOK_RAW_BODY_MISSING',
+    'WebhookVerificationError',
+    'NestJS: the raw body was not kept, so the signature cannot be checked.',
+    'Create the app with `{ rawBody: true }`.',
+  ],
+];
+
+/** [code, when]: HTTP-level answers of any server in the project (the emulator, your app's routes). */
+export const HTTP_CODES = [
+  ['METHOD_NOT_ALLOWED', 'A method the route does not take (the `Allow` header lists the ones it does).'],
+  ['REQUEST_TIMEOUT', 'The request (headers and body) did not arrive in time.'],
 ];
 
 /** The webhook receiver's refusals (`webhookRefusal(code)` in `@mediagen/core/server` answers each). */
