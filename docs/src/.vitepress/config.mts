@@ -15,6 +15,8 @@ export default defineConfig({
   ignoreDeadLinks: false,
   srcExclude: ['generated/**'],
   lastUpdated: false,
+  // The local search index covers every API page; its chunk is large by design.
+  vite: { build: { chunkSizeWarningLimit: 4000 } },
   themeConfig: {
     search: { provider: 'local' },
     nav: [
