@@ -57,7 +57,9 @@ export function createWebHandler(s: EmulatorState, base: URL): (request: Request
     const a = await route(s, req, ids.next());
     if ('reset' in a) return Response.error();
     const { status, headers, payload } = serializeReply(a.rid, a.reply);
-    const body = a.head || payload === undefined ? null : typeof payload === 'string' ? payload : new Uint8Array(payload);
+    // A HEAD answer never has a body, whatever the route answered (HTTP drops it on the wire).
+    const body =
+      request.method === 'HEAD' || payload === undefined ? null : typeof payload === 'string' ? payload : new Uint8Array(payload);
     return new Response(body, { status, headers });
   };
 }

@@ -5,6 +5,7 @@
  */
 import { ConnectionError, GenerationFailedError, MediaGenClient, type WebhookEvent } from '@mediagen/core';
 import { createWebhookHandler } from '@mediagen/core/server';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator, EmulatorControlError, type InProcessEmulator, startEmulator } from '../src/index.js';
 
@@ -215,6 +216,76 @@ describe('one router: the in-process fetch answers exactly as the server', () =>
       const overNetwork = await norm(await fetch(server.url + path, { method, headers, body }));
       const inProcess = await norm(await emu.fetch(emu.url + path, { method, headers, body }));
       expect(inProcess).toEqual(overNetwork);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('one router, as a property: any request gets the same answer in-process and over HTTP', () => {
+  it('status, content type and error code agree on arbitrary method, path, credentials and body', async () => {
+    const config = { timeScale: 0.001, accounts: [account({ balance: 40 })] };
+    const server = await startEmulator({ port: 0, config });
+    emu = createEmulator({ config });
+    const inProcess = emu;
+    const segment = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9._~%-]{0,10}$/),
+      fc.constantFrom('generate', 'models', 'credits', 'generations', 'output'),
+    );
+    const path = fc.oneof(
+      fc.constantFrom(
+        '/api/v1/generate',
+        '/api/v1/models',
+        '/api/v1/credits',
+        '/__emulator/clock',
+        '/__emulator/faults',
+        '/__emulator/reset',
+      ),
+      fc
+        .tuple(
+          fc.constantFrom('/api/v1/', '/api/v1/generations/', '/api/v1/output/', '/__emulator/accounts/', '/'),
+          fc.array(segment, { maxLength: 5 }),
+        )
+        .map(([prefix, parts]) => prefix + parts.join('/')),
+    );
+    const body = fc.oneof(
+      fc.constant(undefined),
+      fc.json({ maxDepth: 3 }),
+      fc
+        .record({
+          model: fc.constantFrom('image-fast', 'image-pro', 'nope'),
+          prompt: fc.string({ maxLength: 20 }),
+          estimate: fc.constant(true),
+        })
+        .map((o) => JSON.stringify(o)),
+    );
+    const auth = fc.constantFrom<Record<string, string>>({}, { authorization: `Bearer ${KEY}` }, { authorization: 'Bearer svc_live_nope' });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('GET', 'POST', 'DELETE', 'HEAD'), path, auth, body, async (method, p, headers, b) => {
+          const init = (): RequestInit => ({
+            method,
+            headers: {
+              ...headers,
+              ...(b !== undefined && method !== 'GET' && method !== 'HEAD' ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(b !== undefined && method !== 'GET' && method !== 'HEAD' ? { body: b } : {}),
+          });
+          const view = async (r: Response) => {
+            const text = await r.text();
+            const type = r.headers.get('content-type') ?? '';
+            return {
+              status: r.status,
+              type,
+              error: type.includes('json') && text ? (JSON.parse(text) as { error?: string }).error : undefined,
+            };
+          };
+          const a = await view(await fetch(server.url + p, init()));
+          const c = await view(await inProcess.fetch(inProcess.url + p, init()));
+          expect(c).toEqual(a);
+        }),
+        { numRuns: 150 },
+      );
     } finally {
       await server.close();
     }
