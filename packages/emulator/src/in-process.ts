@@ -140,7 +140,17 @@ export function createEmulator(options: CreateEmulatorOptions = {}): InProcessEm
     if (targetOf(new URL(request.url), base) === null) {
       throw new TypeError(`fetch failed: the in-process emulator answers only under ${url} (got ${new URL(request.url).origin})`);
     }
-    const response = await handler(request);
+    // The caller's signal (an abort, the client's per-attempt timeout) ends the wait at once,
+    // as over the network, even while a `delayMs` fault holds the answer.
+    const { signal } = request;
+    signal.throwIfAborted();
+    const response = await new Promise<Response>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      handler(request)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
     // Response.error() is the router's connection reset: fetch rejects on it, as undici does.
     if (response.type === 'error')
       throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });

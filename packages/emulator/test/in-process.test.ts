@@ -3,7 +3,7 @@
  * gets `emu.fetch`; webhooks go to the app's receiver in the same process; faults, clock and
  * deliveries are methods. Every wait is on an event (a terminal state, a settled delivery chain).
  */
-import { ConnectionError, GenerationFailedError, MediaGenClient, type WebhookEvent } from '@mediagen/core';
+import { ConnectionError, GenerationFailedError, MediaGenClient, TimeoutError, type WebhookEvent } from '@mediagen/core';
 import { createWebhookHandler } from '@mediagen/core/server';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -155,6 +155,18 @@ describe('createEmulator: the emulator in the test process', () => {
     await emu.reset();
     expect((await emu.accounts.get('acct_unit')).balance).toBe(1000);
     await expect(emu.deliveries.settled('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it("the caller's signal ends a request held by a delay fault, as over the network; the client's timeout too", async () => {
+    emu = createEmulator({ config: { accounts: [account()] } });
+    // A minute's delay: the abort and the 500 ms timeout end the waits long before, however loaded the machine.
+    await emu.faults.add({ endpoint: 'models', delayMs: 60_000, count: 2 });
+    const controller = new AbortController();
+    const pending = emu.fetch(`${emu.url}/api/v1/models`, { headers: { authorization: `Bearer ${KEY}` }, signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    const client = new MediaGenClient({ apiKey: KEY, baseUrl: emu.url, fetch: emu.fetch, timeoutMs: 500, maxRetries: 0 });
+    await expect(client.models.list()).rejects.toBeInstanceOf(TimeoutError);
   });
 
   it('emu.fetch answers only under its own address (other hosts are unreachable), and bounds bodies as the server does', async () => {
