@@ -15,7 +15,8 @@ export function findRawBody(req: NodeRequestLike): BodySource {
   if (isRawBody(body)) return { kind: 'bytes', body: asBytes(body) };
   if (isRawBody(rawBody)) return { kind: 'bytes', body: asBytes(rawBody) };
   // body-parser sets `_body`; a stream read by anything else shows it in its own flags.
-  const read = (req as { _body?: unknown })._body === true || req.readableDidRead === true || req.readableEnded === true;
+  const node = req.raw ?? req;
+  const read = (req as { _body?: unknown })._body === true || node.readableDidRead === true || node.readableEnded === true;
   return read ? { kind: 'consumed' } : { kind: 'stream' };
 }
 

@@ -17,6 +17,8 @@ export interface NodeRequestLike {
   body?: unknown;
   /** Raw bytes kept by NestJS (`rawBody: true`) or an app's own `verify` hook. */
   rawBody?: unknown;
+  /** Fastify's request keeps the Node request here. */
+  raw?: NodeRequestLike | undefined;
   readableDidRead?: boolean;
   readableEnded?: boolean;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
@@ -32,5 +34,9 @@ export interface NodeResponseLike {
   statusCode: number;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   end(chunk?: Uint8Array | string): unknown;
+  /** Present on Node's response: a streamed body (server-sent events) is written as it comes. */
+  write?(chunk: Uint8Array): unknown;
+  flushHeaders?(): unknown;
+  once?(event: 'close', listener: () => void): unknown;
   headersSent?: boolean;
 }
