@@ -51,8 +51,14 @@ describe('createMediaGenHandler', () => {
     const credits = await handler(as('ada', { path: '/credits', method: 'GET' }));
     expect(credits.status).toBe(200);
     expect((await bodyOf(credits)).balance).toBe(1000);
-    expect(handler.route('/api/generations/x/events')).toBe('events');
-    expect(handler.route('/other')).toBeUndefined();
+    expect(handler.route('GET', '/api/generations/x/events')).toBe('events');
+    expect(handler.route('POST', '/api/generations/x/events')).toBe('events');
+    expect(handler.route('GET', '/other')).toBeUndefined();
+    // Not configured here: an adapter passes these on to the app's own routes.
+    expect(handler.route('POST', '/api/webhooks/mediagen')).toBeUndefined();
+    const noSource = createMediaGenHandler({ client });
+    expect(noSource.route('GET', '/generations')).toBeUndefined();
+    expect(noSource.route('POST', '/generations')).toBe('generations');
   });
 
   it('reads only application/json: a form, text or multipart post from another site is refused unread', async () => {

@@ -2,6 +2,7 @@ import { WebhookVerificationError } from '../errors';
 import { errorResponse } from '../server/error-reply';
 import type { MediaGenHandler } from '../server/handler';
 import { RAW_BODY_HELP } from '../webhooks/raw-body';
+import { parserRefusal, parserRefusalResponse } from './parser-refusal';
 import { findRawBody } from './raw-body';
 import { sendWebResponse } from './send-response';
 import type { NodeRequestLike, NodeResponseLike } from './types';
@@ -18,7 +19,15 @@ export interface NodeHandlerOptions<Req> {
 }
 
 /** Answers one Node request; with `next`, a path that is none of the handler's routes goes on to it untouched. */
-export type NodeHandler<Req> = (req: Req, res: NodeResponseLike, next?: (error?: unknown) => void) => Promise<void>;
+export interface NodeHandler<Req> {
+  (req: Req, res: NodeResponseLike, next?: (error?: unknown) => void): Promise<void>;
+  /**
+   * Answers an error a framework's body parser raised before the route ran (body-parser's
+   * `type`s, Fastify's `FST_ERR_CTP_*`) on one of the handler's routes, with core's status and
+   * error body; resolves false (nothing sent) for any other error or path, which stays the app's.
+   */
+  parserError(error: unknown, req: Req, res: NodeResponseLike): Promise<boolean>;
+}
 
 /**
  * Core's one server handler on any Node server (`node:http`, Express, Fastify's `request`,
@@ -31,10 +40,13 @@ export function createNodeHandler<Req extends NodeRequestLike>(
   handler: MediaGenHandler<Req>,
   options: NodeHandlerOptions<Req> = {},
 ): NodeHandler<Req> {
-  return async function mediagenNodeHandler(req, res, next) {
+  const routeOf = (req: Req) => {
     const node = req.raw ?? req;
     const url = options.url?.(req) ?? node.originalUrl ?? node.url ?? '/';
-    const route = handler.route(pathOf(url));
+    return { node, url, route: handler.route(node.method ?? 'GET', pathOf(url)) };
+  };
+  const handle = async function mediagenNodeHandler(req: Req, res: NodeResponseLike, next?: (error?: unknown) => void) {
+    const { node, url, route } = routeOf(req);
     if (!route && next) return next();
     try {
       const source = findRawBody(req);
@@ -53,6 +65,18 @@ export function createNodeHandler<Req extends NodeRequestLike>(
       if (!res.headersSent) await sendWebResponse(res, errorResponse(error)).catch(() => {});
     }
   };
+  return Object.assign(handle, {
+    async parserError(error: unknown, req: Req, res: NodeResponseLike) {
+      const refusal = parserRefusal(error);
+      const { route } = routeOf(req);
+      if (!refusal || !route || res.headersSent) return false;
+      // Bytes that arrived but are not JSON: on the webhook route the receiver judges them
+      // (kept bytes are verified; bytes the parser ate are the mount-order mistake it explains).
+      if (route === 'webhook' && refusal === 'unparsable') await handle(req, res);
+      else await sendWebResponse(res, parserRefusalResponse(refusal, route === 'webhook'));
+      return true;
+    },
+  });
 }
 
 /** The app's own mount order is wrong: a 5xx keeps the delivery alive for a retry once fixed. */

@@ -41,8 +41,8 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
     ...(onError && { onError: (error, context) => onError(error, context?.platform as Context) }),
   });
   const handles = (method: string, path: string) => {
-    const name = handler.route(path);
-    if (!name || !OLD_ROUTES.has(name)) return false;
+    const name = handler.route(method, path);
+    if (name === undefined || !OLD_ROUTES.has(name)) return false;
     return name === 'generations' ? method === 'POST' : method === 'GET';
   };
   return {

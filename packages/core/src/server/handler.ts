@@ -15,8 +15,13 @@ import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type Rou
  */
 export interface MediaGenHandler<Platform = unknown> {
   (request: Request, platform?: Platform): Promise<Response>;
-  /** The route a request path names (under the base path), whatever the method; undefined for a path that is not one of these routes. */
-  route(pathname: string): RouteName | undefined;
+  /**
+   * The route `pathname` (the full path, base path included) names for `method`, or undefined
+   * when it is not this handler's: not one of these paths, or a route it was not configured for
+   * (the list without a `source`, the webhook without `webhook`). An adapter passes such
+   * requests on to the app's own routes; a known path with another method is answered 405 here.
+   */
+  route(method: string, pathname: string): RouteName | undefined;
   /** The same rules without HTTP, for server actions: each throws the error the route would answer. */
   readonly actions: MediaGenActions<Platform>;
   readonly basePath: string;
@@ -101,10 +106,17 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     }
   } as MediaGenHandler<Platform>;
 
+  /** A path of these routes is this handler's (a wrong method answers 405), unless it is not configured here. */
+  function serves(name: RouteName, method: string): boolean {
+    if (name === 'webhook') return receive !== undefined;
+    return !(name === 'generations' && method === 'GET' && options.source === undefined);
+  }
+
   return Object.assign(handler, {
-    route(pathname: string) {
+    route(method: string, pathname: string) {
       const path = relativePath(pathname, basePath);
-      return path === undefined ? undefined : matchRoute(path)?.name;
+      const name = path === undefined ? undefined : matchRoute(path)?.name;
+      return name && serves(name, method.toUpperCase()) ? name : undefined;
     },
     actions,
     basePath,
