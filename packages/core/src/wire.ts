@@ -6,6 +6,9 @@
 export * from './limits';
 export * from './types';
 export { signWebhook } from './webhooks/verify';
+export * from './wire/error-codes';
+export * from './wire/idempotency';
 export * from './wire/links';
 export * from './wire/params';
+export * from './wire/paths';
 export * from './wire/timing';

@@ -69,7 +69,7 @@ describe('createApiHandler', () => {
     const api = createApiHandler({ client, maxBodyBytes: 64, allowModels: ['image-fast'], allowParams: ['model', 'prompt'] });
     const before = service.requests.length;
     const cases: Array<[Request, number, string]> = [
-      [post('model=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'INVALID_BODY'],
+      [post('model=x', { 'content-type': 'application/x-www-form-urlencoded' }), 422, 'INVALID_BODY'],
       [post('{"model": '), 422, 'INVALID_BODY'],
       [post('[1,2]'), 422, 'INVALID_BODY'],
       [post(JSON.stringify({ model: 'image-fast', prompt: 'x'.repeat(100) })), 413, 'INVALID_BODY'],

@@ -1,30 +1,30 @@
-import { type BodyLimit, findRawBody, parseLimit, sendWebResponse, toWebRequest } from '@mediagen/core/node';
-import { type ApiHandlerOptions, createApiHandler } from '@mediagen/core/server';
-import type { Request as ExpressRequest, RequestHandler } from 'express';
+import { type BodyLimit, createNodeHandler, parseLimit } from '@mediagen/core/node';
+import { createMediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
+import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 
-export interface MediaGenRouterOptions extends Omit<ApiHandlerOptions<ExpressRequest>, 'maxBodyBytes'> {
+export interface MediaGenRouterOptions extends Omit<MediaGenHandlerOptions<ExpressRequest>, 'basePath' | 'maxBodyBytes'> {
   /** Largest submit body: bytes, or `'100kb'`-style. Default `'100kb'`. */
+  maxBodyBytes?: BodyLimit;
+  /** @deprecated The same as `maxBodyBytes`. */
   limit?: BodyLimit;
 }
 
 /**
- * JSON routes for an app's own front end, relative to where it is mounted
- * (`app.use('/api/mediagen', mediagenRouter({ client }))`): `POST /generations` (202 body),
- * `GET /generations/:id`, `GET /models`, `GET /credits`. The routes are core's
- * `createApiHandler`; other paths fall through to `next()` with the request untouched.
+ * Core's one server handler (`createMediaGenHandler`) as Express middleware, with its routes
+ * relative to where it is mounted: `app.use('/api', mediagenRouter({ client, identify, source }))`.
+ * Hooks get Express's `req` as `context.platform`. A path it does not serve goes on to `next()`
+ * with the request untouched; the body is read by core (raw bytes, limits, deadline), or taken
+ * as parsed when `express.json()` ran first; a body that parser refused on these routes gets
+ * core's status and error body (the second middleware), not Express's HTML page.
  */
-export function mediagenRouter(options: MediaGenRouterOptions): RequestHandler {
-  const { limit, ...rest } = options;
-  const api = createApiHandler<ExpressRequest>({ ...rest, maxBodyBytes: parseLimit(limit, 100 * 1024) });
-  return async function mediagenRoutes(req, res, next) {
-    if (!api.handles(req.method, req.path)) return next();
-    try {
-      const source = findRawBody(req);
-      // A body `express.json()` already parsed is passed on as JSON: unlike a webhook, nothing here is signed.
-      const body = source.kind === 'bytes' ? source.body : source.kind === 'consumed' ? JSON.stringify(req.body) : undefined;
-      await sendWebResponse(res, await api.handle(toWebRequest(req, { body }), req.path, req));
-    } catch (error) {
-      next(error);
-    }
-  };
+export function mediagenRouter(options: MediaGenRouterOptions): [RequestHandler, ErrorRequestHandler] {
+  const { limit, maxBodyBytes, ...rest } = options;
+  const handler = createMediaGenHandler<ExpressRequest>({ ...rest, maxBodyBytes: parseLimit(maxBodyBytes ?? limit, 100 * 1024) });
+  // Inside `app.use('/api', …)`, `req.url` is the path below the mount point.
+  const handle = createNodeHandler(handler, { url: (req) => req.url });
+  const routes: RequestHandler = (req, res, next) => void handle(req, res, next);
+  // Four parameters: Express tells an error middleware by its arity.
+  const parserErrors: ErrorRequestHandler = (error, req, res, next) =>
+    void handle.parserError(error, req, res).then((answered) => answered || next(error), next);
+  return [routes, parserErrors];
 }

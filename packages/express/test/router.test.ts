@@ -164,12 +164,12 @@ describe.each([
     }
   });
 
-  it('bad bodies: not JSON 422, wrong type 415, too large 413, already parsed by express.json() is used as is', async () => {
-    const { call, close } = await mount(expressModule, { limit: '1kb' });
+  it('bad bodies: not JSON 422, wrong type 422, too large 413, already parsed by express.json() is used as is', async () => {
+    const { call, close } = await mount(expressModule, { maxBodyBytes: '1kb' });
     try {
       expect((await call('POST', '/generations', '{"model": ')).status).toBe(422);
       expect((await call('POST', '/generations', 'model=image-fast', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(
-        415,
+        422,
       );
       const big = await call('POST', '/generations', { model: 'image-fast', prompt: 'x'.repeat(2000) });
       expect(big.status).toBe(413);

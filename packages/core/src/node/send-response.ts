@@ -1,8 +1,35 @@
 import type { NodeResponseLike } from './types';
 
-/** Writes a Web `Response` (status, headers, body) to a Node response. */
+/**
+ * Writes a Web `Response` (status, headers, body) to a Node response. A body is streamed chunk
+ * by chunk (server-sent events reach the browser as they happen); a reader that hangs up
+ * cancels the body, so whatever produces it stops.
+ */
 export async function sendWebResponse(res: NodeResponseLike, response: Response): Promise<void> {
   res.statusCode = response.status;
-  for (const [name, value] of response.headers) res.setHeader(name, value);
-  res.end(new Uint8Array(await response.arrayBuffer()));
+  for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);
+  // Each cookie its own header line: joined with commas they would be one broken cookie.
+  const cookies = response.headers.getSetCookie?.() ?? [];
+  if (cookies.length) res.setHeader('set-cookie', cookies);
+  if (!response.body || typeof res.write !== 'function') {
+    res.end(new Uint8Array(await response.arrayBuffer()));
+    return;
+  }
+  const reader = response.body.getReader();
+  let closed = false;
+  res.once?.('close', () => {
+    closed = true;
+    reader.cancel().catch(() => {});
+  });
+  res.flushHeaders?.();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || closed) break;
+      res.write(value);
+    }
+  } catch {
+    // The body failed midway (or was cancelled): end what was sent.
+  }
+  res.end();
 }

@@ -32,5 +32,27 @@ export interface NodeResponseLike {
   statusCode: number;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   end(chunk?: Uint8Array | string): unknown;
+  /** Present on Node's response: a streamed body (server-sent events) is written as it comes. */
+  write?(chunk: Uint8Array): unknown;
+  flushHeaders?(): unknown;
+  once?(event: 'close', listener: () => void): unknown;
   headersSent?: boolean;
+}
+
+/**
+ * A framework's request that wraps the Node request as `raw` (Fastify's `request`, NestJS on
+ * Fastify): the body a parser left and `rawBody` are on it, the stream and flags on `raw`.
+ */
+export interface WrappedNodeRequest {
+  raw: NodeRequestLike;
+  body?: unknown;
+  rawBody?: unknown;
+}
+
+/** What the Node layer takes: a Node request, or a framework's request around one. */
+export type NodeRequestSource = NodeRequestLike | WrappedNodeRequest;
+
+/** The Node request itself. */
+export function nodeRequestOf(req: NodeRequestSource): NodeRequestLike {
+  return ('raw' in req && req.raw ? req.raw : req) as NodeRequestLike;
 }

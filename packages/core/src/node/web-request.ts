@@ -6,6 +6,11 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 export interface ToWebRequestOptions {
   /** Bytes already captured (`req.rawBody`, `express.raw()`); default: stream the unread request. */
   body?: Uint8Array | string | undefined;
+  /**
+   * The path and query to use instead of the request's own: a router mounted under a prefix
+   * (Express's `req.url` inside `app.use('/api', …)`) routes on its part of the path.
+   */
+  url?: string | undefined;
 }
 
 /**
@@ -27,7 +32,7 @@ export function toWebRequest(req: NodeRequestLike, options: ToWebRequestOptions 
   }
   const method = (req.method ?? 'GET').toUpperCase();
   const bodiless = method === 'GET' || method === 'HEAD';
-  return new Request(urlOf(req), {
+  return new Request(urlOf(req, options.url), {
     method,
     headers,
     body: bodiless ? undefined : (body ?? streamOf(req)),
@@ -37,12 +42,12 @@ export function toWebRequest(req: NodeRequestLike, options: ToWebRequestOptions 
 }
 
 /** The request's absolute URL; a Host header that makes no URL falls back to localhost. */
-function urlOf(req: NodeRequestLike): string {
-  const path = req.originalUrl ?? req.url ?? '/';
+function urlOf(req: NodeRequestLike, url: string | undefined): string {
+  const path = url ?? req.originalUrl ?? req.url ?? '/';
   const protocol = req.protocol ?? ((req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http');
   const host = req.headers.host;
   try {
-    return new URL(path, `${protocol}://${typeof host === 'string' && host ? host : 'localhost'}`).href;
+    return new URL(path.replace(/^\/+/, '/'), `${protocol}://${typeof host === 'string' && host ? host : 'localhost'}`).href;
   } catch {
     try {
       return new URL(path, 'http://localhost').href;

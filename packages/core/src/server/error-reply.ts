@@ -1,4 +1,5 @@
 import { isMediaGenError, type MediaGenError } from '../errors';
+import { errorCodeInfo } from '../wire/error-codes';
 
 export interface ErrorReply {
   status: number;
@@ -9,15 +10,6 @@ export interface ErrorReply {
 
 /** Fields of a service error body that are safe to pass on to a browser (none carries a secret). */
 const PASSED_ON = ['model', 'details', 'field', 'reason', 'balance', 'needed', 'in_flight', 'max_concurrent', 'until', 'category'];
-
-/** Statuses for SDK errors that never reached the service. */
-const LOCAL_STATUS: Record<string, number> = {
-  PARAMS_INVALID: 422,
-  CONNECTION_ERROR: 502,
-  TIMEOUT: 504,
-  ABORTED: 503,
-  CONFIGURATION_ERROR: 500,
-};
 
 /** Codes whose message is about the app's server, not the request: never sent to a browser. */
 const MASKED = new Set(['UNEXPECTED', 'CONFIGURATION_ERROR']);
@@ -35,7 +27,8 @@ export function errorReply(error: unknown): ErrorReply {
       body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null },
     };
   }
-  const status = error.status ?? LOCAL_STATUS[error.code] ?? 500;
+  // An SDK error that never reached the service has no status of its own: the code table's.
+  const status = error.status ?? errorCodeInfo(error.code)?.status ?? 500;
   // The app's own faults (its config, a wrapped non-SDK failure such as a store's) stay on the
   // server: their messages can name internals. The code still says what kind of failure it was.
   const internal = MASKED.has(error.code);

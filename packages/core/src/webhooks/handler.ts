@@ -4,6 +4,7 @@ import type { GenerationEvents } from '../events/generation-events';
 import { HEADERS } from '../types';
 import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
 import { readEnv } from '../util/env';
+import { ERROR_CODES, errorCodeInfo } from '../wire/error-codes';
 import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
 import { refusalResponse, webhookRefusal } from './refusals';
 import { verifyWebhookWith, type WebhookEvent } from './verify';
@@ -167,12 +168,8 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
       // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
       if (code === 'WEBHOOK_EVENT_UNSUPPORTED') return Response.json({ received: true, ignored: true });
-      return refusalResponse(
-        statusFor(code),
-        code,
-        isMediaGenError(error) ? error.message : 'The delivery was refused.',
-        'Check the signing secret and the raw body.',
-      );
+      const { status, next } = errorCodeInfo(code) ?? ERROR_CODES.WEBHOOK_SIGNATURE_INVALID;
+      return refusalResponse(status, code, isMediaGenError(error) ? error.message : 'The delivery was refused.', next);
     }
 
     // Waiters learn of the result at once, whether or not this delivery is a duplicate.
@@ -209,16 +206,6 @@ function secretsFromEnv(): string[] {
     .split(',')
     .map((secret) => secret.trim())
     .filter(Boolean);
-}
-
-/**
- * A missing secret or crypto is the receiver's own fault: 5xx keeps the delivery alive until
- * it is fixed. A body that is not a valid event is 400, a bad signature 401 (both terminal).
- */
-function statusFor(code: string): number {
-  if (code === 'WEBHOOK_SECRET_MISSING' || code === 'WEBHOOK_CRYPTO_UNAVAILABLE') return 500;
-  if (code === 'WEBHOOK_PAYLOAD_INVALID' || code === 'WEBHOOK_EVENT_MISMATCH') return 400;
-  return 401;
 }
 
 /** `promise`'s value, or `undefined` if `ms` pass first. Never leaves a timer behind. */

@@ -1,0 +1,267 @@
+import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
+import type { MediaGenHandlerOptions } from '@mediagen/core/server';
+import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deliver, makePayload } from './delivery';
+import { memorySource } from './memory-source';
+
+/** The handler options the suite asks an adapter to mount; `basePath` is `/api`, where the adapter serves them. */
+export type RouteAdapterOptions = MediaGenHandlerOptions<unknown> & { basePath: string };
+
+export interface StartedRoutes {
+  /** The origin the app listens on (`http://127.0.0.1:PORT`); the routes are under `/api`. */
+  origin: string;
+  close(): Promise<void> | void;
+}
+
+export interface RouteConformanceTarget {
+  /** Shown in the test names, e.g. "express 5". */
+  name: string;
+  /** Starts a real HTTP server with the adapter's mount of `createMediaGenHandler(options)` at `/api`. */
+  start(options: RouteAdapterOptions): Promise<StartedRoutes>;
+}
+
+export const ROUTE_SECRET = 'whsec_route_conformance';
+export const ALLOWED_ORIGIN = 'https://app.example';
+const KEY = 'svc_live_route_conformance';
+const USER_COOKIE = 'conformance_user';
+const MAX_BODY = 8 * 1024;
+
+/** The user a request comes from: the stand-in for an app's session cookie. */
+/** A JSON answer, its fields read as the tests need them. */
+type Body = Record<string, unknown> & { generation_id?: string; generations?: { generation_id: string }[] };
+
+const identify = (request: Request) => new RegExp(`(?:^|;\\s*)${USER_COOKIE}=([^;]+)`).exec(request.headers.get('cookie') ?? '')?.[1];
+
+/**
+ * The app routes every adapter serves (`createMediaGenHandler` mounted at `/api`), against the
+ * real emulator over real HTTP: the same requests give the same statuses and bodies whatever the
+ * framework. One call per adapter setup: `describeRouteConformance({ name, start })`.
+ */
+export function describeRouteConformance(target: RouteConformanceTarget): void {
+  describe(`route conformance: ${target.name}`, () => {
+    let emulator: RunningEmulator;
+    let client: MediaGenClient;
+    let app: StartedRoutes;
+    let source: ReturnType<typeof memorySource>;
+    const submitted: string[] = [];
+    const events: WebhookEvent[] = [];
+
+    const options = (extra: Partial<RouteAdapterOptions> = {}): RouteAdapterOptions => ({
+      client,
+      basePath: '/api',
+      identify,
+      source,
+      maxBodyBytes: MAX_BODY,
+      onSubmitted: (s: { generation_id: string }) => void submitted.push(s.generation_id),
+      onError: () => {},
+      cors: { origins: [ALLOWED_ORIGIN] },
+      webhook: { secrets: ROUTE_SECRET, onEvent: (event: WebhookEvent) => void events.push(event) },
+      ...extra,
+    });
+
+    beforeAll(async () => {
+      emulator = await startEmulator({
+        port: 0,
+        config: { timeScale: 0.001, accounts: [{ id: 'acct_routes', tier: 'pro', balance: 15_000, keys: [{ key: KEY }] }] },
+      });
+      client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url, maxRetries: 0 });
+      source = memorySource();
+      app = await target.start(options());
+    });
+    afterAll(async () => {
+      await app?.close();
+      await emulator?.close();
+    });
+    beforeEach(() => {
+      submitted.length = 0;
+      events.length = 0;
+    });
+
+    const call = async (method: string, path: string, init: { user?: string; body?: BodyInit; headers?: Record<string, string> } = {}) => {
+      const headers: Record<string, string> = { ...init.headers };
+      if (init.user) headers.cookie = `${USER_COOKIE}=${init.user}`;
+      const res = await fetch(`${app.origin}/api${path}`, { method, headers, body: init.body });
+      const text = await res.text();
+      expect(text).not.toContain(KEY);
+      return { status: res.status, headers: res.headers, text, body: text ? (JSON.parse(text) as Body) : undefined };
+    };
+    const submitAs = (user: string | undefined, params: unknown, headers: Record<string, string> = {}) =>
+      call('POST', '/generations', { user, body: JSON.stringify(params), headers: { 'content-type': 'application/json', ...headers } });
+    const balance = async () => (await client.credits.get()).balance;
+    const expectErrorShape = (body: Body | undefined, code: string) =>
+      expect(body).toMatchObject({
+        error: code,
+        message: expect.any(String),
+        next: expect.any(String),
+        request_id: expect.toSatisfy((v) => v === null || typeof v === 'string'),
+      });
+
+    it('submits JSON: 202 with the generation, onSubmitted once', async () => {
+      const res = await submitAs('ada', { model: 'image-fast', prompt: 'a red kite' });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({
+        generation_id: expect.any(String),
+        status: 'pending',
+        model: 'image-fast',
+        request_id: expect.stringMatching(/^req_/),
+      });
+      expect(submitted).toEqual([res.body!.generation_id]);
+    });
+
+    it('refuses form, text and multipart bodies with 422 INVALID_BODY, unread and unbilled', async () => {
+      const before = await balance();
+      const multipart = new FormData();
+      multipart.set('model', 'image-fast');
+      multipart.set('prompt', 'x');
+      const posts: [string, BodyInit, Record<string, string>][] = [
+        ['/generations', 'model=image-fast&prompt=x', { 'content-type': 'application/x-www-form-urlencoded' }],
+        ['/generations', '{"model":"image-fast","prompt":"x"}', { 'content-type': 'text/plain' }],
+        ['/generations', multipart, {}],
+        ['/estimate', '{"model":"image-fast","prompt":"x"}', { 'content-type': 'text/plain' }],
+      ];
+      for (const [path, body, headers] of posts) {
+        const res = await call('POST', path, { user: 'ada', body, headers });
+        expect([path, res.status]).toEqual([path, 422]);
+        expectErrorShape(res.body, 'INVALID_BODY');
+        expect(res.body!.details).toEqual({ field: 'Content-Type' });
+      }
+      expect(submitted).toEqual([]);
+      expect(await balance()).toBe(before);
+    });
+
+    it('refuses a bad Idempotency-Key (Latin-1, over-long, control characters) with 422 naming the header', async () => {
+      const before = await balance();
+      for (const key of ['caf\u00e9', 'k'.repeat(256), 'tab\there']) {
+        const res = await submitAs('ada', { model: 'image-fast', prompt: 'x' }, { 'idempotency-key': key });
+        expect([key.slice(0, 8), res.status]).toEqual([key.slice(0, 8), 422]);
+        expectErrorShape(res.body, 'INVALID_BODY');
+        expect(res.body!.details).toEqual({ field: 'Idempotency-Key' });
+      }
+      expect(await balance()).toBe(before);
+    });
+
+    it('a replay with the same key answers the same generation, runs onSubmitted once; another user with that key gets their own', async () => {
+      const key = `click-${crypto.randomUUID()}`;
+      const first = await submitAs('ada', { model: 'image-fast', prompt: 'once' }, { 'idempotency-key': key });
+      const replay = await submitAs('ada', { model: 'image-fast', prompt: 'once' }, { 'idempotency-key': key });
+      expect([first.status, replay.status]).toEqual([202, 202]);
+      expect(replay.body!.generation_id).toBe(first.body!.generation_id);
+      expect(submitted).toEqual([first.body!.generation_id]);
+      const other = await submitAs('bob', { model: 'image-fast', prompt: 'once' }, { 'idempotency-key': key });
+      expect(other.status).toBe(202);
+      expect(other.body!.generation_id).not.toBe(first.body!.generation_id);
+    });
+
+    it('reads, lists and streams only the user’s own generations: another user (or none) gets 404', async () => {
+      const mine = await submitAs('ada', { model: 'image-fast', prompt: 'mine' });
+      const id = mine.body!.generation_id!;
+      const own = await call('GET', `/generations/${id}`, { user: 'ada' });
+      expect(own.status).toBe(200);
+      expect(own.body).toMatchObject({ generation_id: id, model: 'image-fast' });
+      const list = await call('GET', '/generations', { user: 'ada' });
+      expect(list.status).toBe(200);
+      expect(list.body!.generations!.map((g) => g.generation_id)).toContain(id);
+      for (const user of ['mallory', undefined]) {
+        for (const path of [`/generations/${id}`, `/generations/${id}/events`]) {
+          const res = await call('GET', path, { user });
+          expect([user, path, res.status]).toEqual([user, path, 404]);
+          expectErrorShape(res.body, 'NOT_FOUND');
+        }
+        const theirs = await call('GET', '/generations', { user });
+        expect(theirs.body!.generations!.map((g) => g.generation_id)).not.toContain(id);
+      }
+      const unknown = await call('GET', '/generations/00000000-0000-4000-8000-000000000000', { user: 'ada' });
+      expect(unknown.status).toBe(404);
+      expectErrorShape(unknown.body, 'NOT_FOUND');
+    });
+
+    it('streams the generation as server-sent events until it is terminal', async () => {
+      const { body } = await submitAs('ada', { model: 'image-fast', prompt: 'stream' });
+      const res = await fetch(`${app.origin}/api/generations/${body!.generation_id}/events`, { headers: { cookie: `${USER_COOKIE}=ada` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const statuses = (await res.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)).status as string);
+      expect(statuses.at(-1)).toBe('completed');
+      expect(new Set(statuses).size).toBe(statuses.length);
+    });
+
+    it('answers credits and estimates (nothing charged)', async () => {
+      const credits = await call('GET', '/credits', { user: 'ada' });
+      expect(credits.status).toBe(200);
+      expect(credits.body).toMatchObject({ balance: expect.any(Number), tier: 'pro' });
+      const before = await balance();
+      const estimate = await call('POST', '/estimate', {
+        user: 'ada',
+        body: JSON.stringify({ model: 'image-fast', prompt: 'x' }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(estimate.status).toBe(200);
+      expect(await balance()).toBe(before);
+    });
+
+    it('receives signed webhooks (200, onEvent once) and refuses unsigned ones (401)', async () => {
+      const payload = makePayload();
+      const signed = await deliver(`${app.origin}/api/webhooks/mediagen`, payload, { secret: ROUTE_SECRET });
+      expect(signed.status).toBe(200);
+      expect(events.map((e) => e.data.generation_id)).toEqual([payload.generation_id]);
+      const unsigned = await deliver(`${app.origin}/api/webhooks/mediagen`, makePayload(), { secret: null });
+      expect(unsigned.status).toBe(401);
+      expectErrorShape((await unsigned.json()) as Body, 'WEBHOOK_SIGNATURE_MISSING');
+      expect(events).toHaveLength(1);
+    });
+
+    it('sends CORS headers only to allowlisted origins, and none at all without an allowlist', async () => {
+      const fromOrigin = (origin: string, method = 'GET') =>
+        fetch(`${app.origin}/api/credits`, { method, headers: { origin, 'access-control-request-method': 'GET' } });
+      const allowed = await fromOrigin(ALLOWED_ORIGIN);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
+      expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+      const preflight = await fromOrigin(ALLOWED_ORIGIN, 'OPTIONS');
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
+      const corsHeaders = (res: Response) => [...res.headers.keys()].filter((name) => name.startsWith('access-control-'));
+      expect(corsHeaders(await fromOrigin('https://evil.example'))).toEqual([]);
+
+      const { cors: _none, ...rest } = options();
+      const plain = await target.start(rest as RouteAdapterOptions);
+      try {
+        const res = await fetch(`${plain.origin}/api/credits`, { headers: { origin: ALLOWED_ORIGIN } });
+        expect(res.status).toBe(200);
+        expect(corsHeaders(res)).toEqual([]);
+        const post = await fetch(`${plain.origin}/api/generations`, {
+          method: 'POST',
+          headers: { origin: 'https://evil.example', 'content-type': 'text/plain', cookie: `${USER_COOKIE}=ada` },
+          body: '{"model":"image-fast","prompt":"x"}',
+        });
+        expect(post.status).toBe(422);
+        expect(corsHeaders(post)).toEqual([]);
+      } finally {
+        await plain.close();
+      }
+    });
+
+    it('answers refusals in the contract shape: too large 413, not JSON 422, wrong method 405, unknown id 404', async () => {
+      const big = await submitAs('ada', { model: 'image-fast', prompt: 'x'.repeat(MAX_BODY) });
+      expect(big.status).toBe(413);
+      expectErrorShape(big.body, 'INVALID_BODY');
+      const broken = await call('POST', '/generations', {
+        user: 'ada',
+        body: '{"model": ',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(broken.status).toBe(422);
+      expectErrorShape(broken.body, 'INVALID_BODY');
+      const method = await call('DELETE', '/credits', { user: 'ada' });
+      expect(method.status).toBe(405);
+      expect(method.headers.get('allow')).toBe('GET');
+      expectErrorShape(method.body, 'METHOD_NOT_ALLOWED');
+      const service = await submitAs('ada', { model: 'image-fast', prompt: 'x', number_results: 99 });
+      expect(service.status).toBe(422);
+      expect(service.body).toMatchObject({ message: expect.any(String), next: expect.any(String) });
+    });
+  });
+}

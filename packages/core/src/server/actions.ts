@@ -1,0 +1,126 @@
+import { toHex } from '../crypto/hmac';
+import { ConfigurationError } from '../errors';
+import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
+import { MemoryDedupeStore } from '../webhooks/dedupe';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
+import { SUBMIT_FIELDS } from '../wire/params';
+import type { MediaGenContext, MediaGenHandlerOptions } from './options';
+import { notFound, routeError } from './route-error';
+import type { GenerationPage } from './source';
+
+/** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
+export const DEFAULT_ALLOWED_PARAMS: readonly string[] = SUBMIT_FIELDS.filter((f) => f !== 'estimate');
+
+/** What a submit carries beside its body. */
+export interface SubmitInput<Platform = unknown> extends MediaGenContext<Platform> {
+  /** The browser's `Idempotency-Key`: one per intent, so a double click bills once. */
+  idempotencyKey?: string | null | undefined;
+}
+
+/**
+ * The rules of every route, callable without HTTP (Next.js server actions use them as they are):
+ * each throws the SDK error whose status and body the route answers.
+ */
+export interface MediaGenActions<Platform = unknown> {
+  submit(body: unknown, input: SubmitInput<Platform>): Promise<SubmitResponse>;
+  estimate(body: unknown, context: MediaGenContext<Platform>): Promise<EstimateResponse>;
+  /** The generation, read live from the service, if `context.owner` may see it; else `NotFoundError`. */
+  get(id: string | undefined, context: MediaGenContext<Platform>): Promise<Generation>;
+  list(context: MediaGenContext<Platform>, page?: { limit?: number; cursor?: string | undefined }): Promise<GenerationPage>;
+  credits(context: MediaGenContext<Platform>): Promise<CreditsSummary>;
+  models(context: MediaGenContext<Platform>): Promise<ModelList>;
+}
+
+/** Long enough for any `onSubmitted`; a crashed one's claim lapses. */
+const SUBMITTED_LEASE_MS = 60_000;
+/** A replay comes within seconds (a double click) or minutes (a retry); a day covers both. */
+const SUBMITTED_TTL_MS = 24 * 3_600_000;
+const LIST_DEFAULT = 50;
+const LIST_MAX = 100;
+
+export function createMediaGenActions<Platform = unknown>(options: MediaGenHandlerOptions<Platform>): MediaGenActions<Platform> {
+  const { client, source } = options;
+  if (options.identify && !source && !options.authorize) {
+    // Reads would answer any user's id: nothing could tell whose it is.
+    throw new ConfigurationError(
+      'createMediaGenHandler: identify names users, but with neither a source nor authorize, every user could read every generation. Pass a source (the generation ledger) or authorize.',
+    );
+  }
+  const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
+  const allowParams = new Set(options.allowParams ?? DEFAULT_ALLOWED_PARAMS);
+  const submittedStore = options.submittedStore ?? new MemoryDedupeStore();
+
+  /** The body as generate params the browser may send, after the app's own hook. */
+  async function paramsOf(body: unknown, context: MediaGenContext<Platform>): Promise<GenerateParams> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw routeError('INVALID_BODY', 'The body must be a JSON object.');
+    const field = Object.keys(body).find((key) => !allowParams.has(key));
+    if (field) throw routeError('INVALID_BODY', `The param "${field}" is not accepted here.`, { details: { field } });
+    const { model } = body as { model?: unknown };
+    if (typeof model !== 'string' || model === '')
+      throw routeError('INVALID_BODY', 'The body needs a "model" slug.', { details: { field: 'model' } });
+    if (allowModels && !allowModels.has(model))
+      throw routeError('MODEL_NOT_ALLOWED', `The model "${model}" is not enabled here.`, { model });
+    return ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
+  }
+
+  /** `source.record` and `onSubmitted` once per generation id: a replay finds the claim and skips them. */
+  async function recordOnce(submitted: SubmitResponse, params: GenerateParams, context: MediaGenContext<Platform>): Promise<void> {
+    if (!source && !options.onSubmitted) return;
+    const key = `submitted:${submitted.generation_id}`;
+    if ((await submittedStore.claim(key, SUBMITTED_LEASE_MS)) !== 'claimed') return;
+    try {
+      await source?.record({ owner: context.owner, submitted, params });
+      await options.onSubmitted?.(submitted, params, context);
+    } catch (error) {
+      await submittedStore.release(key);
+      throw error;
+    }
+    await submittedStore.complete(key, SUBMITTED_TTL_MS);
+  }
+
+  return {
+    async submit(body, input) {
+      // The browser's key is its input: a malformed one is its error (4xx), not the app's (5xx).
+      const sent = input.idempotencyKey || undefined;
+      if (sent !== undefined && !isIdempotencyKey(sent)) {
+        throw routeError('INVALID_BODY', IDEMPOTENCY_KEY_RULE, { details: { field: 'Idempotency-Key' } });
+      }
+      const params = await paramsOf(body, input);
+      const key = sent === undefined || input.owner === undefined ? sent : await scopedKey(input.owner, sent);
+      const submitted = await client.generations.create(params, key ? { idempotencyKey: key } : {});
+      await recordOnce(submitted, params, input);
+      return submitted;
+    },
+    async estimate(body, context) {
+      return client.generations.estimate(await paramsOf(body, context));
+    },
+    async get(id, context) {
+      if (id === undefined || id === '') throw notFound();
+      if (source && !(await source.get(id, context.owner))) throw notFound();
+      const generation = await client.generations.get(id);
+      if (allowModels && !allowModels.has(generation.model)) throw notFound();
+      if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
+      return generation;
+    },
+    async list(context, page = {}) {
+      if (!source) throw routeError('NOT_FOUND', 'This app keeps no list of generations (no source is configured).');
+      const limit = Math.min(LIST_MAX, Math.max(1, Math.floor(Number(page.limit) || LIST_DEFAULT)));
+      const result = await source.list(context.owner, { limit, cursor: page.cursor });
+      return { generations: result.generations, next_cursor: result.next_cursor ?? null };
+    },
+    async credits() {
+      return client.credits.get();
+    },
+    async models() {
+      const list = await client.models.list();
+      return allowModels ? { ...list, models: list.models.filter((m) => allowModels.has(m.slug)) } : list;
+    },
+  };
+}
+
+/** The key the service sees for `key` sent by `owner`: hex SHA-256, so any owner text makes a valid header. */
+async function scopedKey(owner: string, key: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${owner}\n${key}`));
+  return toHex(new Uint8Array(digest));
+}

@@ -1,0 +1,143 @@
+import { createWebhookHandler, type WebhookHandler } from '../webhooks/handler';
+import { ERROR_CODES } from '../wire/error-codes';
+import { createMediaGenActions, type MediaGenActions } from './actions';
+import { corsHeaders, preflight, withHeaders } from './cors';
+import { errorResponse } from './error-reply';
+import { eventStream } from './event-stream';
+import { readJsonObject } from './json-body';
+import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext } from './options';
+import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
+
+/**
+ * The one server surface an app mounts (every adapter does): a Web `Request` in, a `Response`
+ * out. The second argument is the adapter's own request (Express's `req`, Hono's `c`), handed
+ * to the hooks as `context.platform`.
+ */
+export interface MediaGenHandler<Platform = unknown> {
+  (request: Request, platform?: Platform): Promise<Response>;
+  /**
+   * The route `pathname` (the full path, base path included) names for `method`, or undefined
+   * when it is not this handler's: not one of these paths, or a route it was not configured for
+   * (the list without a `source`, the webhook without `webhook`). An adapter passes such
+   * requests on to the app's own routes; a known path with another method is answered 405 here.
+   */
+  route(method: string, pathname: string): RouteName | undefined;
+  /** The same rules without HTTP, for server actions: each throws the error the route would answer. */
+  readonly actions: MediaGenActions<Platform>;
+  readonly basePath: string;
+}
+
+/**
+ * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
+ * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
+ * (server-sent events), `GET /credits`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`.
+ * Every refusal is the contract's error body, with the status of the code table in `/wire`.
+ */
+export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandlerOptions<Platform>): MediaGenHandler<Platform> {
+  const { client, cors } = options;
+  const basePath = normalizeBasePath(options.basePath);
+  const actions = createMediaGenActions(options);
+  const maxBodyBytes = options.maxBodyBytes ?? 100 * 1024;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
+  const report = (error: unknown, context?: MediaGenContext<Platform>) => {
+    try {
+      (options.onError ?? ((e: unknown) => console.error(e)))(error, context);
+    } catch {
+      // An observer's own failure must not change the answer.
+    }
+  };
+  const platforms = new WeakMap<Request, Platform | undefined>();
+  const receive: WebhookHandler | undefined = options.webhook
+    ? createWebhookHandler<MediaGenWebhookContext<Platform>>({
+        ...options.webhook,
+        onEvent: (event, context) => options.webhook?.onEvent?.(event, context),
+        client,
+        onError: (error) => report(error),
+        context: (base) => ({ ...base, platform: platforms.get(base.request) }),
+      })
+    : undefined;
+
+  async function answer(request: Request, match: RouteMatch, context: MediaGenContext<Platform>): Promise<Response> {
+    const { name, id } = match;
+    const method = request.method;
+    if (name === 'generations' && method === 'POST') {
+      const body = await readJsonObject(request, maxBodyBytes, bodyTimeoutMs);
+      const submitted = await actions.submit(body, { ...context, idempotencyKey: request.headers.get('idempotency-key') });
+      return Response.json(submitted, { status: 202 });
+    }
+    if (name === 'generations') {
+      const query = new URL(request.url).searchParams;
+      return Response.json(
+        await actions.list(context, { limit: Number(query.get('limit')) || undefined, cursor: query.get('cursor') ?? undefined }),
+      );
+    }
+    if (name === 'estimate')
+      return Response.json(await actions.estimate(await readJsonObject(request, maxBodyBytes, bodyTimeoutMs), context));
+    if (name === 'generation') return Response.json(await actions.get(id, context));
+    if (name === 'events') return eventStream(client, await actions.get(id, context), request.signal);
+    if (name === 'credits') return Response.json(await actions.credits(context));
+    return Response.json(await actions.models(context));
+  }
+
+  const handler = async function mediagenHandler(request: Request, platform?: Platform): Promise<Response> {
+    return closeIfUnread(request, await route(request, platform));
+  } as MediaGenHandler<Platform>;
+
+  async function route(request: Request, platform: Platform | undefined): Promise<Response> {
+    const path = relativePath(new URL(request.url).pathname, basePath);
+    const match = path === undefined ? undefined : matchRoute(path);
+    if (!match) return refusal('NOT_FOUND', 'No such route.');
+    const methods = ROUTE_METHODS[match.name];
+    if (match.name === 'webhook' && receive && methods.includes(request.method)) {
+      platforms.set(request, platform);
+      return receive(request);
+    }
+    if (match.name === 'webhook' && !receive) return refusal('NOT_FOUND', 'No webhook receiver is configured here.');
+    const origin = request.headers.get('origin');
+    const allowed = corsHeaders(cors, origin);
+    if (request.method === 'OPTIONS' && cors && origin && allowed['access-control-allow-origin']) return preflight(cors, origin, methods);
+    if (!methods.includes(request.method)) {
+      return withHeaders(refusal('METHOD_NOT_ALLOWED', `${request.method} is not answered here.`), { allow: methods.join(', ') });
+    }
+    let context: MediaGenContext<Platform> = { owner: undefined, request, platform };
+    try {
+      context = { ...context, owner: await options.identify?.(request, platform) };
+      return withHeaders(await answer(request, match, context), allowed);
+    } catch (error) {
+      const response = errorResponse(error);
+      if (response.status >= 500) report(error, context);
+      return withHeaders(response, allowed);
+    }
+  }
+
+  /** A path of these routes is this handler's (a wrong method answers 405), unless it is not configured here. */
+  function serves(name: RouteName, method: string): boolean {
+    if (name === 'webhook') return receive !== undefined;
+    return !(name === 'generations' && method === 'GET' && options.source === undefined);
+  }
+
+  return Object.assign(handler, {
+    route(method: string, pathname: string) {
+      const path = relativePath(pathname, basePath);
+      const name = path === undefined ? undefined : matchRoute(path)?.name;
+      return name && serves(name, method.toUpperCase()) ? name : undefined;
+    },
+    actions,
+    basePath,
+  });
+}
+
+/**
+ * A body left unread (refused by its type, its size or its route) would be read by the server
+ * as the start of the next request on the connection, or make it drop the connection under
+ * the client's next request: `Connection: close` tells the client to open a new one.
+ */
+function closeIfUnread(request: Request, response: Response): Response {
+  const unread = response.status === 413 || (request.body !== null && !request.bodyUsed);
+  return unread ? withHeaders(response, { connection: 'close' }) : response;
+}
+
+function refusal(code: keyof typeof ERROR_CODES, message: string): Response {
+  const { status, next } = ERROR_CODES[code];
+  return Response.json({ error: code, message, next, request_id: null }, { status });
+}

@@ -1,0 +1,31 @@
+import type { GenerateParams, SubmitResponse } from '../types';
+
+/** One submit the handler made, as it hands it to the app's source of generations. */
+export interface SubmittedGeneration {
+  /** The user who submitted it (`identify`), undefined when the app names no user. */
+  owner: string | undefined;
+  submitted: SubmitResponse;
+  params: GenerateParams;
+}
+
+/** A page of what the app knows, newest first. */
+export interface GenerationPage {
+  /** Each at least `{ generation_id }`; the source decides what else it keeps. */
+  generations: readonly { generation_id: string; [key: string]: unknown }[];
+  /** Pass back as `cursor` for the next page; null or absent on the last one. */
+  next_cursor?: string | null;
+}
+
+/**
+ * Where the handler records and finds an app's generations, per owner (the generation ledger
+ * implements it; so can an app's own table). The handler never reads another owner's entries:
+ * every call names the owner asking.
+ */
+export interface GenerationSource {
+  /** Records a submit, once per generation (an idempotent replay is not recorded again). */
+  record(entry: SubmittedGeneration): unknown;
+  /** The entry for `id` if `owner` may see it, else undefined (the handler then answers 404). */
+  get(id: string, owner: string | undefined): unknown;
+  /** `owner`'s generations, newest first. */
+  list(owner: string | undefined, page: { limit: number; cursor?: string | undefined }): GenerationPage | Promise<GenerationPage>;
+}

@@ -1,0 +1,100 @@
+/**
+ * Every error code the project answers or reads, with its HTTP status, whether sending the same
+ * request again may succeed (spec: client retry guidance), and the `next` hint. One table for
+ * the service's codes (spec: Errors), the app routes of `@mediagen/core/server` and the webhook
+ * receiver's refusals, so the emulator, the handler and every adapter answer a case alike.
+ */
+export interface ErrorCodeInfo {
+  status: number;
+  retryable: boolean;
+  next: string;
+}
+
+const permanent = (status: number, next: string): ErrorCodeInfo => ({ status, retryable: false, next });
+const retried = (status: number, next: string): ErrorCodeInfo => ({ status, retryable: true, next });
+
+const AUTH = 'Send the header "Authorization: Bearer <API_KEY>".';
+const RESEND = 'The service retries the delivery.';
+
+export const ERROR_CODES = {
+  // The service's own codes (spec: Errors, Codes).
+  AUTH_MISSING: permanent(401, AUTH),
+  UNAUTHORIZED: permanent(401, AUTH),
+  KEY_INVALID: permanent(401, 'Check the key: it starts with svc_live_ and is shown once in Settings > API & Webhooks.'),
+  KEY_REVOKED: permanent(401, 'This key was revoked for good. Create a new key in Settings > API & Webhooks.'),
+  INSUFFICIENT_CREDITS: permanent(402, 'Top up credits or lower the cost of the request (fewer results, lower quality), then resend.'),
+  TIER_LOCKED: permanent(403, 'Upgrade to Pro, Pro Plus or Ultimate to use the API.'),
+  MODEL_NOT_ALLOWED: permanent(403, 'Pick a model from GET /api/v1/models; that list is filtered to this account.'),
+  API_DISABLED: permanent(403, 'The API is switched off platform-wide. Try again later.'),
+  ACCOUNT_BANNED: permanent(403, 'Contact support. If `until` is set, the ban lifts then.'),
+  ACCOUNT_FROZEN: permanent(403, 'Generation is disabled on this account. Contact support; if `until` is set it lifts then.'),
+  ACCOUNT_RESTRICTED: permanent(403, 'The wallet is restricted. Contact support.'),
+  CONTENT_POLICY_VIOLATION: permanent(400, 'Change the prompt or inputs; resending as is gives the same result.'),
+  ENHANCE_NOT_SUPPORTED: permanent(400, 'Remove `enhance`, or use a model whose enhance_supported is true.'),
+  OPTION_NOT_AVAILABLE: permanent(400, 'Pick a value that this model offers for the mode and settings sent (see GET /api/v1/models).'),
+  NOT_FOUND: permanent(404, 'Check the id: it must be a generation_id returned to this account.'),
+  UNKNOWN_MODEL: permanent(422, 'Use a slug from GET /api/v1/models.'),
+  INVALID_BODY: permanent(422, 'Fix the field named in details.field, then resend.'),
+  INVALID_PARAMS: permanent(422, 'Fix the field named in details.field, then resend.'),
+  MISSING_PROMPT: permanent(422, 'Send a non-empty `prompt`.'),
+  MODEL_NOT_API_SUPPORTED: permanent(422, 'Use this model from the web studio; the API cannot shape its inputs.'),
+  INPUT_VIDEO_NOT_SUPPORTED: permanent(
+    422,
+    'Remove `input_video`; this model bills by the exact clip length and is studio-only for that mode.',
+  ),
+  INVALID_NUMBER_RESULTS: permanent(422, "Send number_results within the model's range (see GET /api/v1/models)."),
+  MODEL_CONTRACT_VIOLATION: permanent(422, "Send the inputs this model requires (see the model's modes and example_request)."),
+  IDEMPOTENCY_KEY_REUSED: permanent(422, 'Use a new Idempotency-Key for a different body.'),
+  IDEMPOTENT_REQUEST_IN_FLIGHT: retried(409, 'Wait 3 seconds (Retry-After) and resend with the same key.'),
+  RATE_LIMIT: retried(429, 'Wait Retry-After seconds, then resend.'),
+  CONCURRENCY_LIMIT: retried(429, 'Wait for an in-flight generation to finish, then resend.'),
+  INTERNAL_ERROR: retried(500, 'Retry with backoff starting at 1 s, doubling, capped at 30 s.'),
+  SAFETY_CHECK_UNAVAILABLE: retried(503, 'Nothing was charged. Retry in a few minutes.'),
+  PROVIDER_DOWN: retried(503, 'Retry after 60 s.'),
+
+  // HTTP-level answers of any server in the project (the emulator, the app routes).
+  METHOD_NOT_ALLOWED: permanent(405, 'Use the method listed in the Allow header.'),
+  REQUEST_TIMEOUT: retried(408, 'Send the whole request (headers and body) promptly.'),
+
+  // The SDK's own codes for failures that never reached the service (client side).
+  PARAMS_INVALID: permanent(422, 'Fix the params named in issues, then resend.'),
+  CONNECTION_ERROR: retried(502, 'The service could not be reached; retry later.'),
+  TIMEOUT: retried(504, 'The service did not answer in time; retry later.'),
+  ABORTED: permanent(503, 'The request was cancelled before it finished.'),
+  CONFIGURATION_ERROR: permanent(500, 'Retry later; the server log has the details.'),
+  UNEXPECTED: permanent(500, 'Retry later; the server log has the details.'),
+  /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
+  SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
+
+  // The webhook receiver's refusals: 4xx ends the service's retry chain, 5xx makes it retry.
+  WEBHOOK_CONTENT_TYPE: permanent(415, 'Send the body as application/json.'),
+  WEBHOOK_BODY_TOO_LARGE: permanent(413, 'Raise the receiver body limit if this is a real delivery.'),
+  WEBHOOK_BODY_TIMEOUT: retried(503, RESEND),
+  WEBHOOK_BODY_UNREADABLE: retried(500, RESEND),
+  WEBHOOK_HANDLER_FAILED: retried(500, RESEND),
+  WEBHOOK_HANDLER_TIMEOUT: retried(503, RESEND),
+  WEBHOOK_IN_PROGRESS: retried(503, RESEND),
+  WEBHOOK_DEDUPE_FAILED: retried(500, 'Check the store; the service retries the delivery.'),
+  WEBHOOK_SIGNATURE_MISSING: permanent(401, 'Check the signing secret and the raw body.'),
+  WEBHOOK_SIGNATURE_INVALID: permanent(401, 'Check the signing secret and the raw body.'),
+  WEBHOOK_PAYLOAD_INVALID: permanent(400, 'Check the signing secret and the raw body.'),
+  WEBHOOK_EVENT_MISMATCH: permanent(400, 'Check the signing secret and the raw body.'),
+  /** The receiver's own fault: a 5xx keeps the delivery alive until it is fixed. */
+  WEBHOOK_SECRET_MISSING: retried(500, 'Set the webhook signing secret (MEDIAGEN_WEBHOOK_SECRET); the service retries the delivery.'),
+  WEBHOOK_CRYPTO_UNAVAILABLE: retried(500, 'Run the receiver where Web Crypto is available; the service retries the delivery.'),
+  WEBHOOK_BODY_PARSED: retried(
+    500,
+    'Mount the webhook route before app.use(express.json()) or any other JSON parser, or give it the raw body (express.raw(), rawBody: true in NestJS).',
+  ),
+  WEBHOOK_RAW_BODY_MISSING: retried(
+    500,
+    'Create the app with NestFactory.create(AppModule, { rawBody: true }) and keep its JSON body parser.',
+  ),
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The table's row for `code`, or undefined for a code it does not know (a newer service's). */
+export function errorCodeInfo(code: string): ErrorCodeInfo | undefined {
+  return Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as ErrorCode] : undefined;
+}

@@ -1,0 +1,33 @@
+// The service's endpoints (spec: Endpoints), relative to its base address. One constant each,
+// so the client bundles only the ones it calls.
+export const GENERATE_PATH = '/api/v1/generate';
+export const GENERATIONS_PATH = '/api/v1/generations';
+export const MODELS_PATH = '/api/v1/models';
+export const CREDITS_PATH = '/api/v1/credits';
+/** Signed output links live under this prefix (see `outputLinkPath`). */
+export const OUTPUT_PATH = '/api/v1/output';
+
+/** `GET /api/v1/generations/{id}` for one id, percent-encoded. */
+export const generationPath = (id: string): string => `${GENERATIONS_PATH}/${encodeURIComponent(id)}`;
+
+/**
+ * The routes an app serves to its own front end with `createMediaGenHandler` (from
+ * `@mediagen/core/server`), relative to the base path the app mounts them at (`/api`). The
+ * browser-side hooks build their URLs from the same table.
+ */
+export const APP_ROUTES = {
+  /** `POST`: submit (the 202 body); `GET`: this user's generations, newest first. */
+  generations: '/generations',
+  /** `GET /generations/:id`: one generation, read live. */
+  generation: '/generations/:id',
+  /** `GET /generations/:id/events`: server-sent events, one `data:` line per status change. */
+  events: '/generations/:id/events',
+  /** `GET`: the account's credit summary. */
+  credits: '/credits',
+  /** `POST`: the price of a request, nothing charged. */
+  estimate: '/estimate',
+  /** `GET`: the models the browser may use. */
+  models: '/models',
+  /** `POST`: the service's signed webhook deliveries. */
+  webhook: '/webhooks/mediagen',
+} as const;
