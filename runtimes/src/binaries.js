@@ -1,9 +1,21 @@
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-/** The runtimes' packages live in binaries/ (see its package.json); Next is this package's own dependency. */
+const BINARIES_DIR = fileURLToPath(new URL('../binaries/', import.meta.url));
+
+/**
+ * Installs binaries/ (its own lockfile, outside the workspace: its package.json says why). A
+ * no-op in under a second once installed; on a new machine it fetches the pinned packages from
+ * the registry. Their install runs no script: each binary is a file inside its package.
+ */
+export async function installBinaries() {
+  await run('pnpm', ['install', '--frozen-lockfile', '--ignore-workspace', '--reporter=silent'], { cwd: BINARIES_DIR });
+}
+
+/** The runtimes' packages live in binaries/; Next is this package's own dependency. */
 const fromBinaries = createRequire(new URL('../binaries/package.json', import.meta.url));
 const fromHere = createRequire(import.meta.url);
 const run = promisify(execFile);

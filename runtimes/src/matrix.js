@@ -1,4 +1,4 @@
-import { binaryOf, versionOf } from './binaries.js';
+import { binaryOf, installBinaries, versionOf } from './binaries.js';
 import { CELLS, checksOf } from './cells.js';
 import { freePort, startHarness } from './harness.js';
 import { runNextCell } from './run-next.js';
@@ -15,6 +15,7 @@ const RUNNERS = { process: runProcessCell, workerd: runWorkerdCell, next: runNex
  * @param {{ concurrency?: number, cells?: Array<Record<string, any>>, log?: (line: string) => void }} [options]
  */
 export async function runMatrix({ concurrency = 2, cells = CELLS, log = () => {} } = {}) {
+  await installBinaries();
   const out = new Array(cells.length);
   const timings = {};
   let next = 0;
