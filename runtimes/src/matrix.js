@@ -18,11 +18,14 @@ export async function runMatrix({ concurrency = 2, cells = CELLS, log = () => {}
   await installBinaries();
   const out = new Array(cells.length);
   const timings = {};
+  // The slow cells (a `next build`) start first, so the quick ones fill the other slot meanwhile.
+  const queue = cells
+    .map((cell, index) => ({ cell, index }))
+    .sort((a, b) => Number(b.cell.kind === 'next') - Number(a.cell.kind === 'next'));
   let next = 0;
   async function worker() {
-    while (next < cells.length) {
-      const index = next++;
-      const cell = cells[index];
+    while (next < queue.length) {
+      const { cell, index } = queue[next++];
       const started = performance.now();
       out[index] = await runCell(cell);
       timings[cell.id] = Math.round(performance.now() - started);
@@ -47,7 +50,7 @@ async function runCell(cell) {
     const run = await RUNNERS[cell.kind](cell, binary.path, harness).catch((error) => ({
       results: [],
       exit: 'runner',
-      stderr: String(error?.stack ?? error),
+      stderr: String(error?.message ?? error),
     }));
     const byName = new Map(run.results.map((r) => [r.check, r]));
     const checks = checksOf(cell).map((check) => {

@@ -32,7 +32,7 @@ const matrixWorker :Workerd.Worker = (
 );
 `;
 
-/** Bundles the scenario as Workers' bundlers do (wrangler's conditions), serves it with workerd, runs it once. */
+/** Bundles the scenario as wrangler does (its conditions, its `node:` handling), serves it with workerd, runs it once. */
 export async function runWorkerdCell(cell, binary, { env }) {
   const dir = await mkdtemp(join(tmpdir(), 'mediagen-workerd-'));
   try {
@@ -44,6 +44,8 @@ export async function runWorkerdCell(cell, binary, { env }) {
       platform: 'neutral',
       conditions: ['workerd', 'worker', 'browser', 'import'],
       mainFields: ['module', 'main'],
+      // As wrangler bundles: with Node's APIs on, `node:` imports are left to workerd; without, they fail the build.
+      external: cell.flags.some((flag) => flag.startsWith('no_nodejs_compat')) ? [] : ['node:*'],
       target: 'es2022',
       logLevel: 'silent',
     });
