@@ -33,6 +33,9 @@ export async function runNextCell(cell, nextBin, harness) {
   try {
     const origin = `http://127.0.0.1:${harness.routePort}`;
     await until(async () => (await fetch(`${origin}/api/scenario`).catch(() => null)) !== null, READY_DEADLINE_MS, 'next start to answer');
+    // Loads the webhook route's edge function before the emulator's first delivery: a cold load on
+    // a busy machine must not eat the receiver's 5 s window. Unsigned, so it is refused and handles nothing.
+    await fetch(`${origin}${cell.route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const response = await fetch(`${origin}/api/scenario`, { method: 'POST', body: JSON.stringify(harness.env) });
     const text = await response.text();
     if (response.status !== 200) throw new Error(`the edge route answered ${response.status}: ${text.slice(0, 800)}`);
