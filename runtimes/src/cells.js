@@ -50,7 +50,7 @@ export const CELLS = [
     id: 'hono-edge',
     runtime: "Hono adapter, `runtime = 'edge'`",
     pending:
-      'the Hono adapter is being written on another branch (issue 23); its cell is a fixture like fixtures/next-edge with its webhook route as `route`',
+      'the Hono adapter is being written on another branch (issue 23); its cell will be a fixture like runtimes/fixtures/next-edge, with its webhook route as `route`',
   },
 ];
 
