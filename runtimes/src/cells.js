@@ -5,9 +5,10 @@ import { CHECKS } from './scenario.js';
  * package.json; a binary inside a registry package, nothing downloaded from elsewhere), and how
  * the scenario is started on it. The README table and the test are made from this list.
  *
- * `kind: 'next'` cells build a fixture app with `next build` and serve it with `next start`: the
- * scenario runs inside an edge route, and `route` names the framework's webhook route (edge too)
- * that the emulator delivers to. A `pending` cell is listed, and shown in the README with its
+ * Every cell serves a webhook receiver the emulator delivers to: core's, on the runtime's own
+ * server. `kind: 'next'` cells build a fixture app with `next build` and serve it with `next
+ * start`: the scenario runs inside an edge route, and `route` names the framework's webhook route
+ * (edge too) that the emulator delivers to instead. A `pending` cell is listed, and shown in the README with its
  * reason, until it can run.
  */
 export const CELLS = [
@@ -54,11 +55,13 @@ export const CELLS = [
   },
 ];
 
-/** The check only framework cells run: the emulator's deliveries to the framework's own webhook route. */
-export const ROUTE_CHECK = 'framework-route';
+/**
+ * The check judged from outside: the receiver the runtime serves over HTTP (core's on its own
+ * server, or the framework's webhook route) took the emulator's deliveries and refused a forgery.
+ */
+export const SERVED_CHECK = 'served-receiver';
 
-/** The checks a cell runs: the scenario's, and the framework route's where it has one. */
+/** The checks a cell runs: the scenario's, then the served receiver's. */
 export function checksOf(cell) {
-  if (cell.pending) return [];
-  return cell.route ? [...CHECKS, ROUTE_CHECK] : CHECKS;
+  return cell.pending ? [] : [...CHECKS, SERVED_CHECK];
 }

@@ -41,10 +41,12 @@ async function runCell(cell) {
   const binary = binaryOf(cell);
   if ('unavailable' in binary) return { id: cell.id, runtime: cell.runtime, unavailable: binary.unavailable };
   const version = await versionOf(cell, binary.path);
-  // A framework cell's webhook route is named before its server starts, so the emulator delivers to it.
-  const routePort = cell.route ? await freePort() : null;
-  const harness = await startHarness({ webhookUrls: routePort ? [`http://127.0.0.1:${routePort}${cell.route}`] : [] });
-  harness.routePort = routePort;
+  // The receiver the runtime will serve is named before it starts, so the emulator delivers to it.
+  const receiverPort = await freePort();
+  const receiverUrl = `http://127.0.0.1:${receiverPort}${cell.route ?? '/webhooks'}`;
+  const harness = await startHarness({ webhookUrls: [receiverUrl] });
+  harness.env.receiverPort = receiverPort;
+  harness.receiverUrl = receiverUrl;
   try {
     // A runner that throws (a bundle that does not build, a server that never starts) fails every check.
     const run = await RUNNERS[cell.kind](cell, binary.path, harness).catch((error) => ({

@@ -1,26 +1,24 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { nodeForNext } from './binaries.js';
-import { ROUTE_CHECK } from './cells.js';
+import { judgeServedReceiver, until } from './receiver-check.js';
 import { cleanEnv } from './run-process.js';
 
 /** Hang guards, not measures: `next build` takes tens of seconds on a loaded two-core machine. */
 const BUILD_HANG_MS = 600_000;
 const READY_DEADLINE_MS = 120_000;
-const DELIVERY_DEADLINE_MS = 120_000;
-const POLL_MS = 200;
 
 /**
  * A Next.js cell: `next build` of the fixture app, `next start` on the port the emulator already
  * delivers to, the scenario run inside its edge route, then the framework's webhook route (edge
- * too) judged by what the emulator recorded of its own deliveries to it, and by a forged one.
+ * too) judged from outside while the server still runs.
  */
 export async function runNextCell(cell, nextBin, harness) {
   const app = fileURLToPath(new URL(`../${cell.fixture}/`, import.meta.url));
   const env = { ...cleanEnv(), NEXT_TELEMETRY_DISABLED: '1', MEDIAGEN_WEBHOOK_SECRET: harness.env.webhookSecret };
   const build = await exec(nodeForNext(), [nextBin, 'build'], { cwd: app, env }, BUILD_HANG_MS);
   if (build.code !== 0) throw new Error(`next build failed (${build.code}): ${build.output.slice(-1500)}`);
-  const server = spawn(nodeForNext(), [nextBin, 'start', '--port', String(harness.routePort), '--hostname', '127.0.0.1'], {
+  const server = spawn(nodeForNext(), [nextBin, 'start', '--port', String(harness.env.receiverPort), '--hostname', '127.0.0.1'], {
     cwd: app,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -31,7 +29,7 @@ export async function runNextCell(cell, nextBin, harness) {
   });
   const exited = new Promise((resolve) => server.once('exit', resolve));
   try {
-    const origin = `http://127.0.0.1:${harness.routePort}`;
+    const origin = `http://127.0.0.1:${harness.env.receiverPort}`;
     await until(async () => (await fetch(`${origin}/api/scenario`).catch(() => null)) !== null, READY_DEADLINE_MS, 'next start to answer');
     // Loads the webhook route's edge function before the emulator's first delivery: a cold load on
     // a busy machine must not eat the receiver's 5 s window. Unsigned, so it is refused and handles nothing.
@@ -40,47 +38,11 @@ export async function runNextCell(cell, nextBin, harness) {
     const text = await response.text();
     if (response.status !== 200) throw new Error(`the edge route answered ${response.status}: ${text.slice(0, 800)}`);
     const results = JSON.parse(text);
-    results.push(await routeCheck(`${origin}${cell.route}`, harness.env));
+    results.push(await judgeServedReceiver(harness.receiverUrl, harness.env));
     return { results, exit: 0, stderr };
   } finally {
     server.kill('SIGTERM');
     await exited;
-  }
-}
-
-/** The emulator's deliveries to the route were answered 200, and a forged delivery gets a 4xx JSON refusal. */
-async function routeCheck(routeUrl, env) {
-  try {
-    let rows = [];
-    await until(
-      async () => {
-        const body = await (await fetch(`${env.baseUrl}/__emulator/deliveries`)).json();
-        rows = body.deliveries.filter((row) => row.url === routeUrl);
-        return rows.length > 0 && rows.every((row) => row.outcome !== 'pending' && row.outcome !== 'retrying');
-      },
-      DELIVERY_DEADLINE_MS,
-      'the emulator to deliver to the route',
-    );
-    const bad = rows.filter((row) => row.outcome !== 'delivered' || row.status !== 200);
-    if (bad.length > 0) throw new Error(`deliveries not accepted: ${JSON.stringify(bad).slice(0, 600)}`);
-    const delivery = await (await fetch(`${env.captureUrl}/deliveries/${encodeURIComponent(rows[0].generation_id)}`)).json();
-    const forged = await fetch(routeUrl, { method: 'POST', headers: delivery.headers, body: delivery.body.replace('completed', 'failed') });
-    const refusal = await forged.json().catch(() => ({}));
-    if (forged.status < 400 || forged.status >= 500 || typeof refusal.error !== 'string') {
-      throw new Error(`a forged delivery got ${forged.status} ${JSON.stringify(refusal).slice(0, 200)}`);
-    }
-    return { check: ROUTE_CHECK, ok: true, detail: { delivered: rows.length, forged: forged.status } };
-  } catch (error) {
-    return { check: ROUTE_CHECK, ok: false, error: String(error?.message ?? error).slice(0, 500) };
-  }
-}
-
-/** Polls `condition` until true; throws after `deadlineMs` (a hang guard with a name). */
-async function until(condition, deadlineMs, what) {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 

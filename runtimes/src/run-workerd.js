@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { judgeServedReceiver } from './receiver-check.js';
 import { cleanEnv } from './run-process.js';
 
 const ENTRY = fileURLToPath(new URL('./entry-worker.js', import.meta.url));
@@ -13,27 +14,29 @@ const COMPATIBILITY_DATE = '2026-11-01';
 
 /**
  * workerd's own config: the bundle as an ES module Worker with the cell's compatibility flags
- * (none: a `node:` import fails to load, as on a plain Worker), listening on a port workerd picks
- * and reports on fd 3, with outbound fetch allowed to loopback, where the emulator is.
+ * (none: a `node:` import fails to load, as on a plain Worker), listening on the receiver's port
+ * (workerd reports on fd 3 once it listens), with outbound fetch allowed to loopback, where the
+ * emulator is, and the webhook secret as a text binding.
  */
-const config = (flags) => `using Workerd = import "/workerd/workerd.capnp";
+const config = (flags, port, secret) => `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .matrixWorker),
     (name = "loopback", network = (allow = ["public", "private", "local"])),
   ],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
 const matrixWorker :Workerd.Worker = (
   modules = [(name = "worker.js", esModule = embed "worker.js")],
   compatibilityDate = "${COMPATIBILITY_DATE}",
   compatibilityFlags = ${JSON.stringify(flags)},
   globalOutbound = "loopback",
+  bindings = [(name = "MEDIAGEN_WEBHOOK_SECRET", text = ${JSON.stringify(secret)})],
 );
 `;
 
 /** Bundles the scenario as wrangler does (its conditions, its `node:` handling), serves it with workerd, runs it once. */
-export async function runWorkerdCell(cell, binary, { env }) {
+export async function runWorkerdCell(cell, binary, harness) {
   const dir = await mkdtemp(join(tmpdir(), 'mediagen-workerd-'));
   try {
     await build({
@@ -49,14 +52,14 @@ export async function runWorkerdCell(cell, binary, { env }) {
       target: 'es2022',
       logLevel: 'silent',
     });
-    await writeFile(join(dir, 'config.capnp'), config(cell.flags));
-    return await serveOnce(binary, dir, env);
+    await writeFile(join(dir, 'config.capnp'), config(cell.flags, harness.env.receiverPort, harness.env.webhookSecret));
+    return await serveOnce(binary, dir, harness);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-function serveOnce(binary, dir, env) {
+function serveOnce(binary, dir, harness) {
   return new Promise((resolve) => {
     const child = spawn(binary, ['serve', join(dir, 'config.capnp'), '--control-fd=3'], {
       cwd: dir,
@@ -81,9 +84,9 @@ function serveOnce(binary, dir, env) {
         .find((e) => e.event === 'listen' && e.socket === 'http');
       if (!listen || asked) return;
       asked = true;
-      ask(listen.port, env)
-        .then((r) => {
-          results = r;
+      ask(listen.port, harness.env)
+        .then(async (r) => {
+          results = [...r, await judgeServedReceiver(harness.receiverUrl, harness.env)];
         })
         .catch((error) => {
           stderr += `\n${String(error)}`;
@@ -98,7 +101,7 @@ function serveOnce(binary, dir, env) {
 }
 
 async function ask(port, env) {
-  const response = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: JSON.stringify(env) });
+  const response = await fetch(`http://127.0.0.1:${port}/run`, { method: 'POST', body: JSON.stringify(env) });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`worker answered ${response.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text);

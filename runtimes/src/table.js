@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { ROUTE_CHECK } from './cells.js';
+import { SERVED_CHECK } from './cells.js';
 import { CHECKS } from './scenario.js';
 
 export const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -19,11 +19,11 @@ const TITLES = {
   'typed-errors': 'typed errors (404, 422)',
   retry: 'retry after a 500',
   'verify-webhook': '`verifyWebhook`',
-  'webhook-receiver': 'core webhook receiver',
-  [ROUTE_CHECK]: 'framework webhook route',
+  'webhook-receiver': 'webhook receiver',
+  [SERVED_CHECK]: "receiver served over HTTP (the emulator's deliveries)",
 };
 /** Columns in the order the checks run; a check a cell does not run shows as "n/a". */
-const COLUMNS = [...CHECKS, ROUTE_CHECK].map((name) => [name, TITLES[name] ?? name]);
+const COLUMNS = [...CHECKS, SERVED_CHECK].map((name) => [name, TITLES[name] ?? name]);
 
 /** @param {{ cells: any[] }} results */
 export function renderTable(results) {
