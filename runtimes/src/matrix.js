@@ -10,7 +10,8 @@ const RUNNERS = { process: runProcessCell, workerd: runWorkerdCell, next: runNex
 /**
  * Runs every cell, `concurrency` at a time (each cell is a process of its own plus an emulator
  * in this one). Resolves to one entry per cell, in CELLS order:
- * `{ id, runtime, version, checks: [{ check, ok, error? }] }`, or `{ id, runtime, unavailable }`.
+ * `{ id, runtime, version, hmac, checks: [{ check, ok, error? }] }` (`hmac`: the backend core's
+ * webhook verification took there), or `{ id, runtime, unavailable }`.
  * Durations go to `timings` only: results.json and the README hold nothing that varies by run.
  * @param {{ concurrency?: number, cells?: Array<Record<string, any>>, log?: (line: string) => void }} [options]
  */
@@ -62,7 +63,8 @@ async function runCell(cell) {
       const error = r?.error ?? `no result (exit ${run.exit}): ${lastLines(run.stderr)}`;
       return { check, ok: false, error };
     });
-    return { id: cell.id, runtime: cell.runtime, version, checks };
+    const hmac = byName.get('verify-webhook')?.detail?.hmac ?? null;
+    return { id: cell.id, runtime: cell.runtime, version, hmac, checks };
   } finally {
     await harness.close();
   }

@@ -8,6 +8,7 @@
  */
 import { InvalidRequestError, MediaGenClient, MediaGenError, NotFoundError, verifyWebhook, WebhookVerificationError } from '@mediagen/core';
 import { createWebhookHandler } from '@mediagen/core/server';
+import { createHmac } from '@mediagen/core/testing';
 
 /** The names, in order; the runner and the README table read them from here. */
 export const CHECKS = ['create-wait', 'stored-fetch', 'typed-errors', 'retry', 'verify-webhook', 'webhook-receiver'];
@@ -86,7 +87,8 @@ export async function runScenario(env) {
         secrets: env.webhookSecret,
       }).catch((e) => e);
       assert(tampered instanceof WebhookVerificationError, `tampered body gave ${describe(tampered)}`);
-      return { type: event.type, tampered: tampered.code };
+      // Which HMAC core picked here: Node's crypto where `process.getBuiltinModule` exists, else Web Crypto.
+      return { type: event.type, tampered: tampered.code, hmac: createHmac().backend };
     },
     // core/server's receiver, Web Request in and Response out, fed the same real delivery.
     'webhook-receiver': async () => {

@@ -22,6 +22,7 @@ const TITLES = {
   'webhook-receiver': 'webhook receiver',
   [SERVED_CHECK]: "receiver served over HTTP (the emulator's deliveries)",
 };
+const HMAC_NAMES = { node: "Node's crypto", web: 'Web Crypto' };
 /** Columns in the order the checks run; a check a cell does not run shows as "n/a". */
 const COLUMNS = [...CHECKS, SERVED_CHECK].map((name) => [name, TITLES[name] ?? name]);
 
@@ -32,16 +33,17 @@ export function renderTable(results) {
     notes.push(text);
     return `[${notes.length}]`;
   };
-  const header = ['runtime', 'version', ...COLUMNS.map(([, title]) => title)];
+  const header = ['runtime', 'version', 'webhook HMAC', ...COLUMNS.map(([, title]) => title)];
   const rows = results.cells.map((cell) => {
     if (cell.unavailable) {
       const why = note(`${cell.runtime}: ${cell.unavailable}`);
-      return [cell.runtime, '—', ...COLUMNS.map(() => `not run ${why}`)];
+      return [cell.runtime, '—', '—', ...COLUMNS.map(() => `not run ${why}`)];
     }
     const byName = new Map(cell.checks.map((c) => [c.check, c]));
     return [
       cell.runtime,
       cell.version,
+      HMAC_NAMES[cell.hmac] ?? '—',
       ...COLUMNS.map(([name]) => {
         const c = byName.get(name);
         if (!c) return 'n/a';

@@ -9,6 +9,7 @@ const results = {
       id: 'a',
       runtime: 'Runtime A',
       version: '1.0.0',
+      hmac: 'web',
       checks: [
         { check: 'create-wait', ok: true },
         { check: 'stored-fetch', ok: false, error: 'TypeError: Illegal invocation | in fetch' },
@@ -22,8 +23,8 @@ describe('the runtime table', () => {
   it('marks a failed check with a numbered note carrying its error, and a cell that did not run with its reason', () => {
     const table = renderTable(results);
     const rows = table.split('\n');
-    expect(rows[2]).toMatch(/^\| Runtime A +\| 1\.0\.0 +\| pass +\| \*\*fail\*\* \[1\] +\| n\/a /);
-    expect(rows[3]).toMatch(/^\| Runtime B +\| — +\| not run \[2\] /);
+    expect(rows[2]).toMatch(/^\| Runtime A +\| 1\.0\.0 +\| Web Crypto +\| pass +\| \*\*fail\*\* \[1\] +\| n\/a /);
+    expect(rows[3]).toMatch(/^\| Runtime B +\| — +\| — +\| not run \[2\] /);
     expect(table).toContain('1. Runtime A, stored-fetch: TypeError: Illegal invocation | in fetch');
     expect(table).toContain('2. Runtime B: not installed on darwin-arm64');
   });
