@@ -12,7 +12,11 @@ const BINARIES_DIR = fileURLToPath(new URL('../binaries/', import.meta.url));
  * the registry. Their install runs no script: each binary is a file inside its package.
  */
 export async function installBinaries() {
-  await run('pnpm', ['install', '--frozen-lockfile', '--ignore-workspace', '--reporter=silent'], { cwd: BINARIES_DIR });
+  const args = ['install', '--frozen-lockfile', '--ignore-workspace', '--reporter=silent'];
+  // The pnpm running this script when there is one (`pnpm test`, turbo's tasks), else the one on PATH.
+  const pnpm = /(^|[/\\])pnpm[^/\\]*$/.test(process.env.npm_execpath ?? '') ? process.env.npm_execpath : 'pnpm';
+  const [command, prefix] = /\.[cm]?js$/.test(pnpm) ? [process.execPath, [pnpm]] : [pnpm, []];
+  await run(command, [...prefix, ...args], { cwd: BINARIES_DIR });
 }
 
 /** The runtimes' packages live in binaries/; Next is this package's own dependency. */
