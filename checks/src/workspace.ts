@@ -40,9 +40,9 @@ export function publishedPackages(): WorkspacePackage[] {
   return packagesUnder('packages').filter(({ pkg }) => pkg.private !== true);
 }
 
-/** The private ones (apps, bench, conformance, these checks): never versioned, never published. */
+/** The private ones (apps, bench, conformance, these checks, the runtime matrix): never versioned, never published. */
 export function privatePackages(): WorkspacePackage[] {
-  const single = ['bench', 'checks']
+  const single = ['bench', 'checks', 'runtimes']
     .map((name) => join(ROOT, name))
     .filter((dir) => existsSync(join(dir, 'package.json')))
     .map((dir) => ({ dir, pkg: readJson(join(dir, 'package.json')) }));

@@ -75,8 +75,11 @@ export class MediaGenClient {
     if (typeof (options.fetch ?? globalThis.fetch) !== 'function') {
       throw new ConfigurationError('No fetch in this runtime: pass { fetch }.');
     }
-    // Looked up per call, so a fetch instrumented after the client was made is still used.
-    const fetchImpl: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const custom = options.fetch;
+    // Always called as a plain function: workerd's (and browsers') fetch throws "Illegal invocation"
+    // when called as a method of our config. The global one is looked up per call, so a fetch
+    // instrumented after the client was made is still used.
+    const fetchImpl: typeof fetch = (input, init) => (custom ?? globalThis.fetch)(input, init);
     this.baseUrl = baseUrl;
     this.events = options.events ?? new MemoryGenerationEvents();
     const transport = new Transport({
