@@ -100,12 +100,28 @@ describe('client gate', () => {
 
   it('holds the per-minute rate: the submit over the limit waits for the window', async () => {
     service = await startFakeService({ models: [imageFast], rateLimit: { per_minute: 2, max_concurrent: 10 } });
-    const c = client(service.url, new MemoryGateStore({ windowMs: 300 }));
+    // The store's clock is the test's: the third submit is granted only once the clock has moved
+    // past the window, whatever the machine's load (no elapsed time is measured).
+    let now = 0;
+    const store = new MemoryGateStore({ windowMs: 60_000, now: () => now });
+    const acquire = store.acquire.bind(store);
+    const grantedAt: number[] = [];
+    const waits: number[] = [];
+    store.acquire = (limits) => {
+      const grant = acquire(limits);
+      if ('token' in grant) {
+        grantedAt.push(now);
+        return grant;
+      }
+      waits.push(grant.waitMs);
+      now += grant.waitMs; // the window passes while the gate waits (it then waits 1 ms for real)
+      return { waitMs: 1 };
+    };
+    const c = client(service.url, store);
     await Promise.all([1, 2, 3].map((i) => c.generations.create({ model: 'image-fast', prompt: `r${i}` })));
-    const at = service.seen.filter((s) => s.path === '/api/v1/generate').map((s) => s.at);
-    expect(at).toHaveLength(3);
-    // Arrival times at the service: the window opens at the gate's grant, before the first request lands.
-    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(200);
+    expect(service.seen.filter((s) => s.path === '/api/v1/generate')).toHaveLength(3);
+    expect(waits).toEqual([60_000]);
+    expect(grantedAt).toEqual([0, 0, 60_000]);
   });
 
   it('gives the slot back when the submit fails', async () => {
