@@ -166,6 +166,22 @@ for (const platform of PLATFORMS) {
       await expect(startApp({ platform, imports: [module] })).rejects.toThrow(/neither a source nor authorize/);
     });
 
+    it('an app created without rawBody (no webhook) still submits: the parsed JSON body is passed on', async () => {
+      const started = await startApp({
+        platform,
+        rawBody: false,
+        imports: [MediaGenModule.forRoot({ apiKey: KEY, baseUrl: emulator.url, routes: { basePath: 'api' } })],
+      });
+      apps.push(started);
+      const res = await fetch(`${started.origin}/api/generations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'image-fast', prompt: 'no raw body' }),
+      });
+      expect(res.status).toBe(202);
+      expect(await res.json()).toMatchObject({ model: 'image-fast', status: 'pending' });
+    });
+
     it("bodies the platform's parser refuses get the contract's 4xx, never the app's exception filters", async () => {
       const started = await startApp({
         platform,
