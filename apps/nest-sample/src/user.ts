@@ -25,7 +25,8 @@ export function userCookie(req: UserRequest, res: ServerResponse, next: () => vo
   if (!id || !USER_ID.test(id)) {
     id = randomUUID();
     // HttpOnly: page scripts never see it. SameSite=Lax: another site's page cannot send it with
-    // a POST. Secure over HTTPS, so it never travels in clear once the app is served over TLS.
+    // a POST. Secure over HTTPS, so it never travels in clear once the app is served over TLS
+    // (behind a proxy that terminates TLS, set Express's `trust proxy` so `req.secure` knows).
     const attributes = ['Path=/', `Max-Age=${ONE_YEAR_S}`, 'HttpOnly', 'SameSite=Lax', ...(req.secure ? ['Secure'] : [])];
     res.appendHeader('set-cookie', [`${COOKIE}=${id}`, ...attributes].join('; '));
   }
