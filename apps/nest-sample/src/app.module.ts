@@ -1,17 +1,29 @@
-import { MediaGenExceptionFilter, MediaGenModule } from '@mediagen/nestjs';
-import { type DynamicModule, Module } from '@nestjs/common';
+import { MediaGenModule } from '@mediagen/nestjs';
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import { APP_FILTER } from '@nestjs/core';
-import { ApiController } from './api.controller.js';
 import { readConfig, type SampleConfig } from './config.js';
-import { GenerationEvents } from './generation-events.js';
+import { storeSource } from './generation-source.js';
+import { GenerationWebhooks } from './generation-webhooks.js';
 import { PageController } from './page.controller.js';
 import { Poller } from './poller.js';
 import { GenerationStore } from './store.js';
 import { SAMPLE_CONFIG } from './tokens.js';
+import { currentUser, userCookie } from './user.js';
+
+const WEBHOOK_PATH = 'api/webhooks/mediagen';
+
+/** The SQLite store, one for the app: the routes, the webhook handler and the poller share it. */
+@Module({
+  providers: [
+    { provide: SAMPLE_CONFIG, useFactory: readConfig, inject: [ConfigService] },
+    { provide: GenerationStore, useFactory: (sample: SampleConfig) => new GenerationStore(sample.databaseFile), inject: [SAMPLE_CONFIG] },
+  ],
+  exports: [SAMPLE_CONFIG, GenerationStore],
+})
+class StoreModule {}
 
 @Module({})
-export class AppModule {
+export class AppModule implements NestModule {
   /** `settings` adds to (and wins over) the environment: tests use it; `main.ts` passes none. */
   static forRoot(settings: Record<string, string> = {}): DynamicModule {
     const config = ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => settings] });
@@ -19,27 +31,30 @@ export class AppModule {
       module: AppModule,
       imports: [
         config,
+        StoreModule,
         MediaGenModule.forRootAsync({
-          inject: [ConfigService],
-          useFactory: (configService: ConfigService) => {
-            const { apiKey, baseUrl, webhookSecrets } = readConfig(configService);
-            return { apiKey, baseUrl, webhook: { path: 'api/webhooks/mediagen', secrets: webhookSecrets } };
-          },
+          imports: [StoreModule],
+          inject: [SAMPLE_CONFIG, GenerationStore],
+          useFactory: ({ apiKey, baseUrl, webhookSecrets }: SampleConfig, store: GenerationStore) => ({
+            apiKey,
+            baseUrl,
+            // The browser's API: POST/GET /api/generations, GET /api/generations/:id(/events),
+            // /api/models, /api/credits; each answers only the user of the cookie (user.ts).
+            routes: { basePath: 'api', identify: (_request, req) => currentUser(req), source: storeSource(store) },
+            webhook: { path: WEBHOOK_PATH, secrets: webhookSecrets },
+          }),
         }),
       ],
-      controllers: [ApiController, PageController],
-      providers: [
-        { provide: SAMPLE_CONFIG, useFactory: readConfig, inject: [ConfigService] },
-        {
-          provide: GenerationStore,
-          useFactory: (sample: SampleConfig) => new GenerationStore(sample.databaseFile),
-          inject: [SAMPLE_CONFIG],
-        },
-        GenerationEvents,
-        Poller,
-        // SDK errors from the API routes answer with the service's status and error body.
-        { provide: APP_FILTER, useClass: MediaGenExceptionFilter },
-      ],
+      controllers: [PageController],
+      providers: [GenerationWebhooks, Poller],
     };
+  }
+
+  /** Every request but the service's deliveries comes from a browser: give it its user. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(userCookie)
+      .exclude({ path: WEBHOOK_PATH, method: RequestMethod.POST })
+      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

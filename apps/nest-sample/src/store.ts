@@ -4,7 +4,7 @@ import type { GenerateParams, Generation, SubmitResponse, WebhookEvent } from '@
 import Database from 'better-sqlite3';
 
 /** What the app knows about one generation, as `GET /api/generations` lists it. */
-export interface StoredGeneration {
+export type StoredGeneration = {
   generation_id: string;
   model: string;
   prompt: string | null;
@@ -20,7 +20,7 @@ export interface StoredGeneration {
   source: 'submit' | 'webhook' | 'poll';
   /** Webhook events recorded for it (each event type once, however often it was delivered). */
   webhooks: number;
-}
+};
 
 interface Row {
   generation_id: string;
@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS generations (
   created_at    TEXT NOT NULL,
   completed_at  TEXT,
   updated_at    INTEGER NOT NULL,
-  source        TEXT NOT NULL
+  source        TEXT NOT NULL,
+  owner         TEXT
 );
 CREATE INDEX IF NOT EXISTS generations_created ON generations (created_at DESC);
 CREATE TABLE IF NOT EXISTS webhook_events (
@@ -72,14 +73,24 @@ export class GenerationStore {
     this.#db = new Database(file);
     this.#db.pragma('journal_mode = WAL');
     this.#db.exec(SCHEMA);
+    // A database from before users: rows without an owner are nobody's to read.
+    const columns = this.#db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('generations');
+    if (!columns.includes('owner')) this.#db.exec('ALTER TABLE generations ADD COLUMN owner TEXT');
+    this.#db.exec('CREATE INDEX IF NOT EXISTS generations_owner ON generations (owner, created_at DESC)');
   }
 
-  /** A submit the service accepted (202). */
-  addSubmitted(submitted: SubmitResponse, params: GenerateParams): void {
+  /**
+   * A submit the service accepted (202), by `owner`. Its webhook may have landed first (the row
+   * is then there without an owner, a prompt or its real creation time): those are filled in, its status kept.
+   */
+  addSubmitted(submitted: SubmitResponse, params: GenerateParams, owner: string | undefined): void {
     this.#db
       .prepare(
-        `INSERT OR IGNORE INTO generations (generation_id, model, prompt, status, credits, created_at, updated_at, source)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'submit')`,
+        `INSERT INTO generations (generation_id, model, prompt, status, credits, created_at, updated_at, source, owner)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'submit', ?)
+         ON CONFLICT (generation_id) DO UPDATE SET
+           owner = COALESCE(generations.owner, excluded.owner), prompt = COALESCE(generations.prompt, excluded.prompt),
+           created_at = excluded.created_at`,
       )
       .run(
         submitted.generation_id,
@@ -89,7 +100,14 @@ export class GenerationStore {
         submitted.credits_estimate,
         submitted.created_at,
         Date.now(),
+        owner ?? null,
       );
+  }
+
+  /** Whether `owner` submitted `id` (no owner sees nothing). */
+  owns(id: string, owner: string | undefined): boolean {
+    if (owner === undefined) return false;
+    return this.#db.prepare('SELECT 1 FROM generations WHERE generation_id = ? AND owner = ?').get(id, owner) !== undefined;
   }
 
   /**
@@ -141,14 +159,15 @@ export class GenerationStore {
       .all(Date.now() - olderThanMs) as string[];
   }
 
-  /** Newest first. */
-  list(limit = 100): StoredGeneration[] {
+  /** `owner`'s generations, newest first (no owner has none). */
+  list(owner: string | undefined, limit = 100): StoredGeneration[] {
+    if (owner === undefined) return [];
     const rows = this.#db
       .prepare(
         `SELECT g.*, (SELECT COUNT(*) FROM webhook_events w WHERE w.generation_id = g.generation_id) AS webhooks
-         FROM generations g ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?`,
+         FROM generations g WHERE g.owner = ? ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?`,
       )
-      .all(limit) as Row[];
+      .all(owner, limit) as Row[];
     return rows.map((row) => {
       const urls = row.output_urls ? (JSON.parse(row.output_urls) as string[]) : null;
       return {

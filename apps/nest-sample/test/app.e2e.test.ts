@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { get } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { signWebhook } from '@mediagen/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, KEY, OLD_SECRET, SECRET, type Stack, startStack } from './support/stack.js';
@@ -213,6 +218,109 @@ describe('nest-sample against the emulator, over HTTP', () => {
       const text = [...res.headers].flat().join('\n') + (await res.text());
       for (const secret of [KEY, SECRET, OLD_SECRET]) expect(text).not.toContain(secret);
     }
+  });
+
+  it("each browser is its own user: another's generation is 404 on read and stream, and not in its list", async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'mine alone' });
+    const id = body.generation_id as string;
+    const other = s.browser();
+    for (const path of [`/api/generations/${id}`, `/api/generations/${id}/events`]) {
+      const res = await other.json(path);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.body).toMatchObject({ error: 'NOT_FOUND', message: expect.any(String), next: expect.any(String) });
+    }
+    expect(await other.list()).toEqual([]);
+    expect(other.cookie()).toBeDefined();
+    expect(other.cookie()).not.toBe(s.cookie());
+
+    // Its own user reads it, and follows it live to the end.
+    expect((await s.json(`/api/generations/${id}`)).body).toMatchObject({ generation_id: id, model: 'image-fast' });
+    const stream = await fetch(`${s.origin}/api/generations/${id}/events`, { headers: { cookie: s.cookie()! } });
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const statuses = (await stream.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)).status);
+    expect(statuses.at(-1)).toBe('completed');
+    expect((await s.list()).map((g) => g.generation_id)).toEqual([id]);
+  });
+
+  it('first contact sets the user cookie: HttpOnly, SameSite=Lax, not Secure over plain HTTP; never on a webhook answer', async () => {
+    const s = await stack();
+    const res = await fetch(`${s.origin}/`);
+    const [cookie, ...more] = res.headers.getSetCookie();
+    expect(more).toEqual([]);
+    expect(cookie).toMatch(/^nest_sample_user=[0-9a-f-]{36};/);
+    expect(cookie).toMatch(/; HttpOnly(;|$)/);
+    expect(cookie).toMatch(/; SameSite=Lax(;|$)/);
+    expect(cookie).not.toMatch(/Secure/);
+    // Sent back, it is kept: no new cookie.
+    const again = await fetch(`${s.origin}/api/credits`, { headers: { cookie: cookie!.split(';')[0]! } });
+    expect(again.headers.getSetCookie()).toEqual([]);
+    // A forged value is not a user: a fresh id replaces it.
+    const forged = await fetch(`${s.origin}/api/credits`, { headers: { cookie: 'nest_sample_user=admin' } });
+    expect(forged.headers.getSetCookie()[0]).toMatch(/^nest_sample_user=[0-9a-f-]{36};/);
+    const delivery = await fetch(s.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(delivery.status).toBe(401);
+    expect(delivery.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('over HTTPS the user cookie is Secure', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'nest-sample-tls-'));
+    try {
+      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'].concat([
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+        ]),
+        { stdio: 'ignore' },
+      );
+      const s = await stack({ endpointSecrets: [], https: { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') } });
+      const cookies = await new Promise<string[]>((resolve, reject) => {
+        get(`${s.origin}/`, { rejectUnauthorized: false }, (res) => {
+          res.resume();
+          resolve(res.headers['set-cookie'] ?? []);
+        }).on('error', reject);
+      });
+      expect(cookies).toHaveLength(1);
+      expect(cookies[0]).toMatch(/^nest_sample_user=[0-9a-f-]{36};.*; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('only JSON may submit: a plain HTML form (or text) post is refused 422 and bills nothing', async () => {
+    const s = await stack();
+    const before = (await s.json('/api/credits')).body.balance;
+    for (const [contentType, body] of [
+      ['application/x-www-form-urlencoded', 'model=image-fast&prompt=free+credits'],
+      ['text/plain', JSON.stringify({ model: 'image-fast', prompt: 'free credits' })],
+    ]) {
+      const res = await s.json('/api/generations', { method: 'POST', headers: { 'content-type': contentType! }, body });
+      expect([contentType, res.status]).toEqual([contentType, 422]);
+      expect(res.body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'Content-Type' } });
+    }
+    expect(await s.list()).toEqual([]);
+    expect((await s.json('/api/credits')).body.balance).toBe(before);
+  });
+
+  it("a malformed Idempotency-Key is the browser's error: 422 naming the header, never a 500", async () => {
+    const s = await stack();
+    for (const key of ['k\u00ff\u00fe', 'k'.repeat(256)]) {
+      const res = await s.submit({ model: 'image-fast', prompt: 'bad key' }, { 'idempotency-key': key });
+      expect([key.slice(0, 4), res.status]).toEqual([key.slice(0, 4), 422]);
+      expect(res.body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'Idempotency-Key' } });
+    }
+    expect(await s.list()).toEqual([]);
   });
 
   it('serves the page with no external assets', async () => {

@@ -67,6 +67,10 @@ describe('the sample page in a real Chromium', () => {
     expect(await page.locator('#list li').count()).toBe(1);
     expect(await page.locator('#error').textContent()).toBe('');
     expect(failures).toEqual([]);
+    // The page's user is the cookie the app set on first contact, out of the page's scripts' reach.
+    const [cookie] = await context.cookies(stack.origin);
+    expect(cookie).toMatchObject({ name: 'nest_sample_user', httpOnly: true, sameSite: 'Lax' });
+    expect(await page.evaluate(() => document.cookie)).toBe('');
     // Kept for a person to look at: test-output/page.png (git-ignored).
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
@@ -95,7 +99,10 @@ describe('the sample page in a real Chromium', () => {
     const page = await context.newPage();
     await page.goto(stack.origin + '/');
     await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
-    const before = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
+    // Counted as the page's user (its cookie): the routes answer each user only their own generations.
+    const count = () =>
+      page.evaluate(async () => ((await (await fetch('/api/generations')).json()) as { generations: unknown[] }).generations.length);
+    const before = await count();
     const keys: string[] = [];
     let lose = true;
     // The first answer is lost on the way back (the server did accept it); the retry goes through.
@@ -116,7 +123,6 @@ describe('the sample page in a real Chromium', () => {
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe(keys[0]);
-    const after = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
-    expect(after).toBe(before + 1);
+    expect(await count()).toBe(before + 1);
   });
 });

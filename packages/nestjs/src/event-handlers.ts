@@ -11,9 +11,6 @@ interface Handler {
   run(event: WebhookEvent, context: WebhookContext): unknown;
 }
 
-/** Events some handler already handled while another failed: skipped on the retry. Bounded. */
-const MAX_PARTIAL = 1_000;
-
 /**
  * The app's `@OnGenerationEvent` methods, found once at start-up with Nest's own
  * `DiscoveryService`, on any provider (class, `useFactory`, `useValue`). They are called on
@@ -22,8 +19,6 @@ const MAX_PARTIAL = 1_000;
 @Injectable()
 export class GenerationEventHandlers implements OnModuleInit {
   #handlers: Handler[] = [];
-  /** Per event (`generation_id:type`), the handlers that already succeeded, so a retry runs only the rest. */
-  readonly #done = new Map<string, Set<Handler>>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -41,28 +36,15 @@ export class GenerationEventHandlers implements OnModuleInit {
   }
 
   /**
-   * Runs every handler for the event (all of them, concurrently). If any throws, the error goes
-   * back to core (a 5xx, so the service retries) and the retry runs only those that failed.
+   * Runs every handler for the event, concurrently; core's receiver calls it once per event
+   * (its `dedupe` store, shared across instances with `RedisDedupeStore`). If any throws, the
+   * error goes back to core (a 5xx, so the service retries) and the retry runs them all again.
    */
   async dispatch(event: WebhookEvent, context: WebhookContext): Promise<void> {
-    const key = `${event.data.generation_id}:${event.type}`;
-    const done = this.#done.get(key) ?? new Set<Handler>();
-    const pending = this.for(event.type).filter((handler) => !done.has(handler));
-    const results = await Promise.allSettled(
-      pending.map(async (handler) => {
-        await handler.run(event, context);
-        done.add(handler);
-      }),
-    );
+    const results = await Promise.allSettled(this.for(event.type).map(async (handler) => handler.run(event, context)));
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-    if (failures.length === 0) {
-      this.#done.delete(key);
-      return;
-    }
-    this.#done.delete(key);
-    this.#done.set(key, done);
-    if (this.#done.size > MAX_PARTIAL) this.#done.delete(this.#done.keys().next().value as string);
-    throw failures.length === 1 ? failures[0] : new AggregateError(failures, `${failures.length} @OnGenerationEvent handlers failed.`);
+    if (failures.length === 1) throw failures[0];
+    if (failures.length > 1) throw new AggregateError(failures, `${failures.length} @OnGenerationEvent handlers failed.`);
   }
 
   private discover(): Handler[] {

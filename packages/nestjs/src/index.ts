@@ -1,5 +1,14 @@
 export { type GenerationCompletedEvent, type GenerationFailedEvent, MediaGenClient, type WebhookEvent } from '@mediagen/core';
-export type { WebhookContext, WebhookDedupeStore } from '@mediagen/core/server';
+export type {
+  GenerationPage,
+  GenerationSource,
+  MediaGenContext,
+  MediaGenWebhookContext,
+  SubmittedGeneration,
+  WebhookContext,
+  WebhookDedupeStore,
+} from '@mediagen/core/server';
+export { SubmitRefusedError } from '@mediagen/core/server';
 export { MediaGenExceptionFilter } from './exception-filter';
 export { InjectMediaGen } from './inject-mediagen';
 export { MediaGenModule } from './mediagen.module';
@@ -10,5 +19,5 @@ export {
   type MediaGenModuleExtras,
 } from './module-definition';
 export { type GenerationEventPattern, OnGenerationEvent } from './on-generation-event';
-export type { MediaGenModuleOptions, MediaGenWebhookOptions, WebhookRouteDecorator } from './options';
+export type { MediaGenModuleOptions, MediaGenRoutesOptions, MediaGenWebhookOptions, NestPlatformRequest, RouteDecorator } from './options';
 export { MEDIAGEN_CLIENT } from './tokens';

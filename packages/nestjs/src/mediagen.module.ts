@@ -1,7 +1,8 @@
 import { MediaGenClient } from '@mediagen/core';
-import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { GenerationEventHandlers } from './event-handlers';
+import { MediaGenHttp } from './mediagen-http';
 import {
   type MEDIAGEN_ASYNC_OPTIONS_TYPE,
   MEDIAGEN_MODULE_OPTIONS,
@@ -9,17 +10,17 @@ import {
   MediaGenConfigurableModule,
 } from './module-definition';
 import type { MediaGenModuleOptions } from './options';
-import { MEDIAGEN_CLIENT, MEDIAGEN_WEBHOOK_ROUTE } from './tokens';
-import { configureWebhookRoute, createWebhookController } from './webhook-controller';
-import { MediaGenWebhookReceiver } from './webhook-receiver';
+import { configureControllers, createControllers } from './route-controllers';
+import { MEDIAGEN_CLIENT, MEDIAGEN_ROUTES_CONFIGURED } from './tokens';
 
 /**
- * `MediaGenModule.forRoot({ apiKey, baseUrl, webhook: { path, secrets } })` or
- * `MediaGenModule.forRootAsync({ imports, inject, useFactory })`: a `MediaGenClient`
- * (injectable by type or with `@InjectMediaGen()`) and, with `webhook`, a receiver route that
- * calls the app's `@OnGenerationEvent` methods. Import it once (in the root module, with
- * `isGlobal: true`, or re-exported from a module of your own): each import is a new client and
- * a new route.
+ * `MediaGenModule.forRoot({ apiKey, baseUrl, routes: { basePath, identify, source }, webhook: { path, secrets } })`
+ * or `MediaGenModule.forRootAsync({ imports, inject, useFactory })`: a `MediaGenClient`
+ * (injectable by type or with `@InjectMediaGen()`); with `routes`, the browser-facing JSON
+ * routes; with `webhook`, a receiver route that calls the app's `@OnGenerationEvent` methods.
+ * Both are core's one handler (`createMediaGenHandler`). Import it once (in the root module,
+ * with `isGlobal: true`, or re-exported from a module of your own): each import is a new client
+ * and new routes.
  */
 @Module({})
 export class MediaGenModule extends MediaGenConfigurableModule {
@@ -32,12 +33,12 @@ export class MediaGenModule extends MediaGenConfigurableModule {
   }
 }
 
-/** Adds what every import gets: its client, its handler discovery, its own webhook controller. */
+/** Adds what every import gets: its client, its handler discovery, its own controllers. */
 function withParts(definition: DynamicModule, known?: MediaGenModuleOptions): DynamicModule {
-  const controller: Type = createWebhookController();
-  // Options known now (forRoot): set up the route before Nest scans it, so guard classes in
+  const controllers = createControllers();
+  // Options known now (forRoot): set up the routes before Nest scans them, so guard classes in
   // `decorators` are built like any other. Async options arrive later, while Nest builds the module.
-  if (known) configureWebhookRoute(controller, known.webhook, false);
+  if (known) configureControllers(controllers, known, false);
   const providers: Provider[] = [
     {
       provide: MEDIAGEN_CLIENT,
@@ -46,26 +47,26 @@ function withParts(definition: DynamicModule, known?: MediaGenModuleOptions): Dy
     },
     { provide: MediaGenClient, useExisting: MEDIAGEN_CLIENT },
     {
-      provide: MEDIAGEN_WEBHOOK_ROUTE,
+      provide: MEDIAGEN_ROUTES_CONFIGURED,
       useFactory: (options: MediaGenModuleOptions) => {
-        if (!known) configureWebhookRoute(controller, options.webhook, true);
+        if (!known) configureControllers(controllers, options, true);
         return true;
       },
       inject: [MEDIAGEN_MODULE_OPTIONS],
     },
     GenerationEventHandlers,
-    MediaGenWebhookReceiver,
+    MediaGenHttp,
   ];
   return {
     ...definition,
     imports: [...(definition.imports ?? []), DiscoveryModule],
-    controllers: [...(definition.controllers ?? []), controller],
+    controllers: [...(definition.controllers ?? []), controllers.webhook, controllers.routes],
     providers: [...(definition.providers ?? []), ...providers],
     exports: [...(definition.exports ?? []), MEDIAGEN_CLIENT, MediaGenClient],
   };
 }
 
-function clientOptions(options: MediaGenModuleOptions): Omit<MediaGenModuleOptions, 'webhook'> {
-  const { webhook: _webhook, ...client } = options;
+function clientOptions(options: MediaGenModuleOptions): Omit<MediaGenModuleOptions, 'webhook' | 'routes' | 'onError'> {
+  const { webhook: _webhook, routes: _routes, onError: _onError, ...client } = options;
   return client;
 }

@@ -22,6 +22,8 @@ export interface StackOptions {
   pollStaleAfterMs?: number;
   /** The emulator's time scale. Default 0.005: an image renders in well under a second. */
   timeScale?: number;
+  /** Serve the app over HTTPS with this key and certificate (as `main.ts` would with `httpsOptions`). */
+  https?: { key: string; cert: string };
 }
 
 /** A free port now: the emulator needs the app's webhook URL before the app listens. */
@@ -36,7 +38,7 @@ async function freePort(): Promise<number> {
 /** The sample app (as `main.ts` creates it) and a real emulator on free ports, the emulator's webhooks pointing at the app. */
 export async function startStack(options: StackOptions = {}) {
   const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${options.https ? 'https' : 'http'}://127.0.0.1:${port}`;
   const webhookUrl = `${origin}/api/webhooks/mediagen`;
   const webhooks: WebhookConfig[] = (options.endpointSecrets ?? [SECRET]).map((secret) => ({ url: webhookUrl, secret, enabled: true }));
   const emulator: RunningEmulator = await startEmulator({
@@ -59,7 +61,12 @@ export async function startStack(options: StackOptions = {}) {
   let app: INestApplication | undefined;
   /** Starts the app (again): a restart keeps the database file. */
   const startApp = async () => {
-    app = await NestFactory.create(AppModule.forRoot(settings), { rawBody: true, logger: false, forceCloseConnections: true });
+    app = await NestFactory.create(AppModule.forRoot(settings), {
+      rawBody: true,
+      logger: false,
+      forceCloseConnections: true,
+      ...(options.https && { httpsOptions: options.https }),
+    });
     await app.listen(port, '127.0.0.1');
   };
   const stopApp = async () => {
@@ -68,32 +75,50 @@ export async function startStack(options: StackOptions = {}) {
   };
   await startApp();
 
-  const json = async <T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
-    // After a restart, a kept-alive socket to the old server may be reused once: like a browser,
-    // resend a GET that failed that way (never a POST).
-    const res = await fetch(origin + path, init).catch((error: unknown) => {
-      if ((init?.method ?? 'GET') !== 'GET') throw error;
-      return fetch(origin + path, init);
-    });
-    return { status: res.status, body: (await res.json()) as T };
+  /**
+   * A browser's view of the app: it keeps the cookie the app sets on first contact (its user, see
+   * `src/user.ts`) and sends it back, as a browser does. Each call to `browser()` is another user.
+   */
+  const browser = () => {
+    let cookie: string | undefined;
+    const json = async <T = any>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T; headers: Headers }> => {
+      const request = () =>
+        fetch(origin + path, { ...init, headers: { ...(init.headers as Record<string, string>), ...(cookie && { cookie }) } });
+      // After a restart, a kept-alive socket to the old server may be reused once: like a browser,
+      // resend a GET that failed that way (never a POST).
+      const res = await request().catch((error: unknown) => {
+        if ((init.method ?? 'GET') !== 'GET') throw error;
+        return request();
+      });
+      cookie ??= res.headers.getSetCookie()[0]?.split(';')[0];
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
+    };
+    return {
+      json,
+      /** The cookie this browser was given (`name=value`), once it has made a request. */
+      cookie: () => cookie,
+      submit: (params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+        json('/api/generations', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(params),
+        }),
+      list: async () => (await json<{ generations: StoredGeneration[] }>('/api/generations')).body.generations,
+    };
   };
+  const you = browser();
 
   return {
     origin,
     webhookUrl,
     emulator,
-    json,
+    ...you,
+    browser,
     restart: async () => {
       await stopApp();
       await startApp();
     },
-    submit: (params: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      json('/api/generations', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(params),
-      }),
-    list: async () => (await json<{ generations: StoredGeneration[] }>('/api/generations')).body.generations,
     deliveries: async (generationId: string) =>
       ((await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${generationId}`)).json()) as { deliveries: unknown })
         .deliveries as Array<{

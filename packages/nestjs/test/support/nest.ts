@@ -17,12 +17,16 @@ export interface AppSetup extends Omit<ModuleMetadata, 'imports'> {
   port?: number;
   /** Runs on the app before it starts (global prefix, global filters, body limits). */
   configure?(app: INestApplication): void;
+  /** Providers replaced by these values, as Nest's testing module does (`overrideProvider`). */
+  overrides?: ReadonlyArray<readonly [token: unknown, value: unknown]>;
 }
 
 /** A Nest app from a testing module, served by the chosen platform on 127.0.0.1. */
 export async function startApp(setup: AppSetup): Promise<{ app: INestApplication; origin: string; close(): Promise<void> }> {
-  const { platform, rawBody = true, bodyParser, port = 0, configure, ...metadata } = setup;
-  const moduleRef = await Test.createTestingModule(metadata as ModuleMetadata).compile();
+  const { platform, rawBody = true, bodyParser, port = 0, configure, overrides = [], ...metadata } = setup;
+  let builder = Test.createTestingModule(metadata as ModuleMetadata);
+  for (const [token, value] of overrides) builder = builder.overrideProvider(token).useValue(value);
+  const moduleRef = await builder.compile();
   const options = { rawBody, logger: false as const, ...(bodyParser === false && { bodyParser: false }) };
   const app =
     platform === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), options) : moduleRef.createNestApplication(options);

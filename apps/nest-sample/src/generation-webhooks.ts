@@ -4,7 +4,7 @@ import { GenerationStore } from './store.js';
 
 /** Verified webhook events land here (once per event, however often delivered) and go to SQLite. */
 @Injectable()
-export class GenerationEvents {
+export class GenerationWebhooks {
   constructor(private readonly store: GenerationStore) {}
 
   @OnGenerationEvent('*')
