@@ -190,10 +190,12 @@ class AttemptFailure {
   ) {}
 }
 
-/** 1 s, 2 s, 4 s … capped at 30 s, minus up to a quarter at random so clients don't resend in step. */
+/**
+ * 1 s, 2 s, 4 s … capped at 30 s (the contract's floor), plus up to a quarter at random so
+ * clients don't resend in step: jitter only lengthens a wait, and never past the cap.
+ */
 export function backoff(attempt: number): number {
-  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_START_MS * 2 ** (attempt - 1));
-  return Math.round(base * (1 - Math.random() * 0.25));
+  return Math.min(BACKOFF_CAP_MS, Math.round(BACKOFF_START_MS * 2 ** (attempt - 1) * (1 + Math.random() / 4)));
 }
 
 function describe(error: unknown): string {
