@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RETRY_AFTER_MAX_MS } from '../src/http/retry-after';
 import { backoff } from '../src/http/transport';
+import { RateLimitError, ServerError } from '../src/index';
+import { scriptedClients } from './support/scripted-client';
+import { errorBody, json } from './support/scripted-server';
 
 const BACKOFF_FLOOR = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
 
@@ -24,5 +28,34 @@ describe('backoff: the contract floor (1 s, doubling, capped at 30 s) is never s
     vi.spyOn(Math, 'random').mockReturnValue(0.999);
     expect(backoff(1)).toBeGreaterThan(1_000);
     expect(backoff(4)).toBeGreaterThan(8_000);
+  });
+});
+
+describe('a wait asked for past the 10-minute cap', () => {
+  const setup = scriptedClients();
+
+  it('is never replaced by a short one: the call fails at once with the wait it was asked for', async () => {
+    const { client, server } = await setup((_req, res) => json(res, 429, errorBody('RATE_LIMIT'), { 'retry-after': answer }));
+    let answer = '';
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: RETRY_AFTER_MAX_MS / 1000 + 1, max: 10 * 365 * 86_400 }), async (seconds) => {
+        answer = String(seconds);
+        const before = server.requests.length;
+        const error = await client.credits.get().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RateLimitError);
+        expect((error as RateLimitError).retryAfterMs).toBe(seconds * 1000);
+        expect(server.requests.length - before).toBe(1);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('as an HTTP date an hour ahead, too', async () => {
+    const at = new Date(Date.now() + 3_600_000).toUTCString();
+    const { client, server } = await setup((_req, res) => json(res, 503, errorBody('INTERNAL_ERROR'), { 'retry-after': at }));
+    const error = (await client.credits.get().catch((e: unknown) => e)) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.retryAfterMs).toBeGreaterThan(RETRY_AFTER_MAX_MS);
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -1,12 +1,12 @@
 import { AbortError, APIError, ConnectionError, type MediaGenError, RateLimitError, TimeoutError } from '../errors';
 import { redact, sanitizeCause } from '../util/redact';
-import { sleep, TIMER_MAX_MS } from '../util/sleep';
+import { sleep } from '../util/sleep';
 import { Deadlines } from './deadline';
 import type { RequestLog } from './log';
 import { ERROR_BODY_MAX, readText, SUCCESS_BODY_MAX } from './read-text';
 import { errorFromResponse } from './response-error';
 import { type ResponseMeta, readMeta } from './response-meta';
-import { serverRequestedDelay } from './retry-after';
+import { RETRY_AFTER_MAX_MS } from './retry-after';
 
 export interface TransportConfig {
   apiKey: string;
@@ -107,9 +107,9 @@ export class Transport {
         const failure = caught as AttemptFailure | MediaGenError;
         if (!(failure instanceof AttemptFailure)) throw failure;
         error = failure.error;
-        const retryable = attempt <= maxRetries && this.#shouldRetry(error);
-        if (!retryable) throw error;
-        delayMs = Math.min(failure.delayMs ?? backoff(attempt), TIMER_MAX_MS);
+        delayMs = (error as APIError).retryAfterMs ?? backoff(attempt);
+        // A wait past the cap is the caller's to keep: resending sooner only meets the same refusal.
+        if (attempt > maxRetries || delayMs > RETRY_AFTER_MAX_MS || !this.#shouldRetry(error)) throw error;
       }
       log.info?.(`${req.method} ${req.path} ${error.code}: retry ${attempt} in ${delayMs} ms`);
       this.#config.onRetry?.({ attempt, delayMs, error, method: req.method, path: req.path });
@@ -152,7 +152,7 @@ export class Transport {
       const text = redact((await readText(response, ERROR_BODY_MAX, true)) ?? '', this.#secrets);
       const error = errorFromResponse(response.status, response.headers, text);
       log.debug?.(`${req.method} ${req.path} ${response.status} ${error.requestId} ${Date.now() - started} ms: ${error.code}`);
-      throw new AttemptFailure(error, serverRequestedDelay(error, response.headers));
+      throw new AttemptFailure(error);
     } catch (caught) {
       if (caught instanceof AttemptFailure) throw caught;
       if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
@@ -182,12 +182,9 @@ export class Transport {
   }
 }
 
-/** One failed attempt, with the wait the service asked for (if any) before the next. */
+/** One failed attempt (the wait before the next is on an `APIError`'s `retryAfterMs`). */
 class AttemptFailure {
-  constructor(
-    readonly error: APIError | MediaGenError,
-    readonly delayMs?: number,
-  ) {}
+  constructor(readonly error: APIError | MediaGenError) {}
 }
 
 /**
