@@ -69,7 +69,7 @@ describe('edge runtime', () => {
         const client = new MediaGen.MediaGenClient({ apiKey: 'svc_live_edge', baseUrl: ${JSON.stringify(server.url)}, validate: false });
         const submitted = await client.generations.create({ model: 'image-fast', prompt: 'edge' });
         const generation = await client.generations.get(submitted.generation_id);
-        return { id: submitted.generation_id, key: submitted.idempotencyKey, status: generation.status };
+        return { id: submitted.generation_id, key: submitted[MediaGen.RESPONSE].idempotencyKey, status: generation.status };
       })()`,
       context,
     );

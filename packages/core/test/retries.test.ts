@@ -1,5 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AbortError, ConflictError, ConnectionError, InvalidRequestError, RateLimitError, ServerError, TimeoutError } from '../src/index';
+import {
+  AbortError,
+  ConflictError,
+  ConnectionError,
+  InvalidRequestError,
+  RateLimitError,
+  RESPONSE,
+  ServerError,
+  TimeoutError,
+} from '../src/index';
 import { scriptedClients } from './support/scripted-client';
 import { errorBody, json, type Responder } from './support/scripted-server';
 
@@ -42,7 +51,7 @@ describe('retries per the spec client guidance', () => {
     const keys = server.requests.map((r) => r.headers['idempotency-key']);
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(value?.idempotencyKey).toBe(keys[0]);
+    expect(value?.[RESPONSE].idempotencyKey).toBe(keys[0]);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
     expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
     expect(retries[0]!.delayMs).toBeLessThanOrEqual(1250);
@@ -71,7 +80,7 @@ describe('retries per the spec client guidance', () => {
     );
     const { value } = await onFakeClock(() => client.generations.create(params, { idempotencyKey: 'order-42' }));
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
-    expect(value?.idempotencyKey).toBe('order-42');
+    expect(value?.[RESPONSE].idempotencyKey).toBe('order-42');
   });
 
   it('gives each logical create its own key', async () => {
