@@ -52,7 +52,8 @@ export interface SubmitResponse extends Open {
  * field is optional; `credits_estimate` is what the service has been seen to answer.
  */
 export interface EstimateResponse extends Open {
-  credits_estimate?: number;
+  /** The exact cost (the SDK refuses an answer without it). */
+  credits_estimate: number;
   pricing_source?: PricingSource;
   model?: string;
   request_id?: string;

@@ -27,7 +27,7 @@ import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
 import { isTerminal, normalizeGeneration } from './normalize';
-import { expectGeneration, expectObject, expectSubmitted } from './shape';
+import { expectEstimate, expectGeneration, expectSubmitted } from './shape';
 
 export interface Submitted extends ResponseMeta {
   /** The `Idempotency-Key` this submit was sent with: store it to resubmit safely after a restart. */
@@ -130,7 +130,7 @@ export class Generations {
         method: 'POST',
         path: '/api/v1/generate',
         body: { ...params, estimate: true },
-        expect: expectObject,
+        expect: expectEstimate,
       });
       return withMeta(data, meta);
     } catch (error) {
