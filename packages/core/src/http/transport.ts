@@ -104,9 +104,8 @@ export class Transport {
       try {
         return await this.#attempt<T>(url, req, headers, payload);
       } catch (caught) {
-        const failure = caught as AttemptFailure | MediaGenError;
-        if (!(failure instanceof AttemptFailure)) throw failure;
-        error = failure.error;
+        // An abort is not retryable, so it is thrown below like any error not to resend.
+        error = caught as MediaGenError;
         delayMs = (error as APIError).retryAfterMs ?? backoff(attempt);
         // A wait past the cap is the caller's to keep: resending sooner only meets the same refusal.
         if (attempt > maxRetries || delayMs > RETRY_AFTER_MAX_MS || !this.#shouldRetry(error)) throw error;
@@ -144,7 +143,7 @@ export class Transport {
           // Not retried: the same request would get the same answer. (A `create` failing so
           // carries its idempotency key, so resending it is safe.)
           const message = `${req.method} ${req.path} answered ${response.status} with ${problem} (is baseUrl right?)`;
-          throw new AttemptFailure(new APIError(message, { status: response.status, code: 'INVALID_RESPONSE', requestId: meta.requestId }));
+          throw new APIError(message, { status: response.status, code: 'INVALID_RESPONSE', requestId: meta.requestId });
         }
         return { data: data as T, status: response.status, meta };
       }
@@ -152,13 +151,14 @@ export class Transport {
       const text = redact((await readText(response, ERROR_BODY_MAX, true)) ?? '', this.#secrets);
       const error = errorFromResponse(response.status, response.headers, text);
       log.debug?.(`${req.method} ${req.path} ${response.status} ${error.requestId} ${Date.now() - started} ms: ${error.code}`);
-      throw new AttemptFailure(error);
+      throw error;
     } catch (caught) {
-      if (caught instanceof AttemptFailure) throw caught;
+      // The service's own answer (an error status, an unusable 2xx), already typed.
+      if (caught instanceof APIError) throw caught;
       if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
       const failure = this.#failure(req, caught, deadline.expired, req.timeoutMs ?? this.#config.timeoutMs);
       log.debug?.(`${req.method} ${req.path} ${failure.code} ${Date.now() - started} ms`);
-      throw new AttemptFailure(failure);
+      throw failure;
     } finally {
       deadline.end();
     }
@@ -180,11 +180,6 @@ export class Transport {
     }
     return true;
   }
-}
-
-/** One failed attempt (the wait before the next is on an `APIError`'s `retryAfterMs`). */
-class AttemptFailure {
-  constructor(readonly error: APIError | MediaGenError) {}
 }
 
 /**

@@ -31,9 +31,7 @@ const cost = /* @__PURE__ */ fields({ credits_estimate: 'number' });
  * generation: never taken for a quote, and named so the caller can find it.
  */
 export const expectEstimate: Check = (data) =>
-  isObject(data) && data.generation_id !== undefined
-    ? `generation_id ${String(data.generation_id).slice(0, 64)}: a generation (maybe billed), not an estimate`
-    : cost(data);
+  isObject(data) && data.generation_id ? `generation ${String(data.generation_id).slice(0, 64)}, not an estimate` : cost(data);
 
 export const expectCredits = /* @__PURE__ */ fields({ balance: 'number' });
 
