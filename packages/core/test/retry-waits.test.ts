@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RETRY_AFTER_MAX_MS } from '../src/http/retry-after';
 import { backoff } from '../src/http/transport';
-import { RateLimitError, ServerError } from '../src/index';
+import { MemoryGateStore, RateLimitError, ServerError } from '../src/index';
 import { scriptedClients } from './support/scripted-client';
 import { errorBody, json } from './support/scripted-server';
 
@@ -57,5 +57,31 @@ describe('a wait asked for past the 10-minute cap', () => {
     expect(error).toBeInstanceOf(ServerError);
     expect(error.retryAfterMs).toBeGreaterThan(RETRY_AFTER_MAX_MS);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('the gate after a 429 asking for more than the cap', () => {
+  const setup = scriptedClients({ maxRetries: 0 });
+
+  it('pauses gated submits for at most the 10 minutes the SDK would wait itself', async () => {
+    const pauses: number[] = [];
+    const store = new (class extends MemoryGateStore {
+      override pause(untilMs: number): void {
+        pauses.push(untilMs);
+        super.pause(untilMs);
+      }
+    })();
+    const { client } = await setup(
+      (req, res) =>
+        req.path === '/api/v1/models'
+          ? json(res, 200, { tier: 'pro', credits_balance: 1, rate_limit: { per_minute: 240, max_concurrent: 5 }, models: [] })
+          : json(res, 429, errorBody('RATE_LIMIT'), { 'retry-after': '3000000' }),
+      { gate: store },
+    );
+    const error = await client.generations.create({ model: 'image-fast', prompt: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RATE_LIMIT', retryAfterMs: 3_000_000_000 });
+    expect(pauses).toHaveLength(1);
+    expect(pauses[0]! - Date.now()).toBeLessThanOrEqual(RETRY_AFTER_MAX_MS);
+    expect(pauses[0]! - Date.now()).toBeGreaterThan(RETRY_AFTER_MAX_MS - 60_000);
   });
 });
