@@ -24,6 +24,8 @@ export {
   type GenerationFailedEvent,
   type HeaderValue,
   signWebhook,
+  type UnknownWebhookEvent,
+  type VerifiedWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   type WebhookEvent,

@@ -6,7 +6,7 @@ import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../ut
 import { readEnv } from '../util/env';
 import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
 import { refusalResponse, webhookRefusal } from './refusals';
-import { verifyWebhookWith, type WebhookEvent } from './verify';
+import { type VerifiedWebhookEvent, verifyWebhookWith, type WebhookEvent } from './verify';
 
 export interface WebhookContext {
   request: Request;
@@ -152,7 +152,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       // network: answer 5xx so the service retries it (a 4xx would end its chain for good).
       return webhookRefusal(error === BODY_TIMEOUT ? 'WEBHOOK_BODY_TIMEOUT' : 'WEBHOOK_BODY_UNREADABLE');
     }
-    let event: WebhookEvent;
+    let event: VerifiedWebhookEvent;
     try {
       const headers = request.headers;
       event = await verifyWebhookWith(hmac, {
@@ -165,8 +165,6 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
     } catch (error) {
       report(error);
       const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
-      // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
-      if (code === 'WEBHOOK_EVENT_UNSUPPORTED') return Response.json({ received: true, ignored: true });
       return refusalResponse(
         statusFor(code),
         code,
@@ -174,6 +172,9 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
         'Check the signing secret and the raw body.',
       );
     }
+
+    // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
+    if (event.type === 'unknown') return Response.json({ received: true, ignored: true });
 
     // Waiters learn of the result at once, whether or not this delivery is a duplicate.
     if (events) {
