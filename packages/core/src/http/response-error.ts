@@ -11,7 +11,7 @@ import {
 } from '../errors';
 import { type ErrorBody, HEADERS } from '../types';
 import { cap } from '../util/redact';
-import { retryAfterMs } from './retry-after';
+import { DEFAULT_WAITS, parseRetryAfter } from './retry-after';
 
 /** Earlier forms of a code that the contract still tolerates, mapped to the current code. */
 const LEGACY_CODES = new Map([
@@ -43,7 +43,8 @@ export function errorFromResponse(status: number, headers: Headers, text: string
     requestId,
     body: body ?? text.slice(0, SNIPPET_SCAN),
     retryable: status === 409 || status === 429 || status >= 500,
-    retryAfterMs: retryAfterMs(status, code, headers.get(HEADERS.retryAfter)),
+    // The service's `Retry-After`, else the contract's wait for the code or the status.
+    retryAfterMs: parseRetryAfter(headers.get(HEADERS.retryAfter)) ?? DEFAULT_WAITS[code] ?? DEFAULT_WAITS[status],
   };
 
   if (status === 404 || code === 'NOT_FOUND') return new NotFoundError(summary, init);

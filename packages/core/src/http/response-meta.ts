@@ -44,5 +44,5 @@ export interface WithResponse<M = ResponseMeta> {
  * enumerable, so `JSON.stringify(result)` is still exactly the wire body an app may pass on.
  */
 export function withMeta<T extends object, M extends object>(data: T, meta: M): T & WithResponse<M> {
-  return Object.defineProperty(data, RESPONSE, { value: meta, configurable: true }) as T & WithResponse<M>;
+  return Object.defineProperty(data, RESPONSE, { value: meta }) as T & WithResponse<M>;
 }

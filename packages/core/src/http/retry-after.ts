@@ -11,7 +11,7 @@ export const RETRY_AFTER_MAX_MS = 10 * 60_000;
  * few minutes": 2, the least that reading allows; resending it after the 1 s backoff only meets
  * the same outage, and nothing was charged).
  */
-const DEFAULT_WAITS: Readonly<Record<string, number>> = {
+export const DEFAULT_WAITS: Readonly<Record<string, number>> = {
   409: 3_000,
   429: 5_000,
   PROVIDER_DOWN: 60_000,
@@ -28,9 +28,4 @@ export function parseRetryAfter(value: string | null): number | undefined {
   // Not a number: an HTTP date (a negative number parses as a date long past, and is dropped).
   const ms = seconds >= 0 ? seconds * 1_000 : Date.parse(value) - Date.now();
   return ms >= 0 && ms < Number.POSITIVE_INFINITY ? Math.ceil(ms) : undefined;
-}
-
-/** How long to wait before resending after this answer: the service's `Retry-After`, else the contract's. */
-export function retryAfterMs(status: number, code: string, header: string | null): number | undefined {
-  return parseRetryAfter(header) ?? DEFAULT_WAITS[code] ?? DEFAULT_WAITS[status];
 }

@@ -1,4 +1,4 @@
-import { AbortError, APIError, ConnectionError, type MediaGenError, RateLimitError, TimeoutError } from '../errors';
+import { AbortError, APIError, ConnectionError, type MediaGenError, TimeoutError } from '../errors';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { Deadlines } from './deadline';
@@ -108,7 +108,9 @@ export class Transport {
         error = caught as MediaGenError;
         delayMs = (error as APIError).retryAfterMs ?? backoff(attempt);
         // A wait past the cap is the caller's to keep: resending sooner only meets the same refusal.
-        if (attempt > maxRetries || delayMs > RETRY_AFTER_MAX_MS || !this.#shouldRetry(error)) throw error;
+        // `429 CONCURRENCY_LIMIT`: the excess returns at once (spec), so it is resent only on request.
+        const resend = error.retryable && (error.code !== 'CONCURRENCY_LIMIT' || this.#config.retryConcurrencyLimit);
+        if (attempt > maxRetries || delayMs > RETRY_AFTER_MAX_MS || !resend) throw error;
       }
       log.info?.(`${req.method} ${req.path} ${error.code}: retry ${attempt} in ${delayMs} ms`);
       this.#config.onRetry?.({ attempt, delayMs, error, method: req.method, path: req.path });
@@ -171,14 +173,6 @@ export class Transport {
     if (timedOut) return new TimeoutError(`${what} timed out after ${timeoutMs} ms.`, cause);
     if (caught instanceof SyntaxError) return new ConnectionError(`${what} answered a 2xx body that is not JSON.`, cause);
     return new ConnectionError(redact(`${what} failed: ${describe(caught)}`, this.#secrets), cause);
-  }
-
-  #shouldRetry(error: MediaGenError): boolean {
-    if (!error.retryable) return false;
-    if (error instanceof RateLimitError && error.code === 'CONCURRENCY_LIMIT') {
-      return this.#config.retryConcurrencyLimit;
-    }
-    return true;
   }
 }
 

@@ -101,8 +101,8 @@ export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): 
     // Reported below, like any other non-object.
   }
   const payload = checkPayload(data);
-  const status = payload.status;
-  const type = status === 'completed' || status === 'failed' ? (`generation.${status}` as const) : 'unknown';
+  // checkPayload makes a new object of a generation event, and returns any other body as is.
+  const type = payload === data ? 'unknown' : (`generation.${payload.status}` as const);
   // The header is not signed: it may only repeat what the signed body says. (An unknown event
   // is ignored whatever the header claims, so nothing hangs on it.)
   const eventHeader = single(event)?.trim();
@@ -123,7 +123,7 @@ function checkPayload(data: unknown): WebhookPayload | Record<string, unknown> {
   const { status, generation_id: id, output_url: url, error_code: code } = body as Record<string, unknown>;
   const invalid = (what: string) => new WebhookVerificationError(`Not an event: ${what}`, 'WEBHOOK_PAYLOAD_INVALID');
   if (body !== data) throw invalid('not a JSON object');
-  if (status !== 'completed' && status !== 'failed') return body as Record<string, unknown>;
+  if (status !== 'completed' && status !== 'failed') return body as Record<string, unknown>; // the same object: unknown
   if (typeof id !== 'string' || !id) throw invalid('no generation_id');
   if (status === 'completed') {
     if (typeof url !== 'string') throw invalid('no output_url');
