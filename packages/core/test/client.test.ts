@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AbortError,
   ConfigurationError,
@@ -104,6 +104,8 @@ describe('configuration', () => {
   });
 
   it('reads the key and base URL from the environment, defaulting to the emulator', () => {
+    // Outside production (client-production-default.test.ts covers production).
+    vi.stubEnv('NODE_ENV', 'development');
     process.env.MEDIAGEN_API_KEY = 'svc_live_env';
     delete process.env.MEDIAGEN_BASE_URL;
     try {
@@ -113,11 +115,12 @@ describe('configuration', () => {
     } finally {
       delete process.env.MEDIAGEN_API_KEY;
       delete process.env.MEDIAGEN_BASE_URL;
+      vi.unstubAllEnvs();
     }
   });
 
   it('refuses params that are not an object with a model', async () => {
-    const client = new MediaGenClient({ apiKey: 'k', validate: false });
+    const client = new MediaGenClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', validate: false });
     await expect(client.generations.create(null as never)).rejects.toBeInstanceOf(ConfigurationError);
     await expect(client.generations.create({ prompt: 'x' } as never)).rejects.toThrow(/model/);
     await expect(client.generations.get('')).rejects.toBeInstanceOf(ConfigurationError);

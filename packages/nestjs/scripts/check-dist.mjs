@@ -10,7 +10,13 @@ const builds = { esm: await import('../dist/index.js'), cjs: require('../dist/in
 
 for (const [name, build] of Object.entries(builds)) {
   const moduleRef = await Test.createTestingModule({
-    imports: [build.MediaGenModule.forRoot({ apiKey: 'svc_live_dist_check', webhook: { path: 'webhooks/mediagen', secrets: 'whsec_x' } })],
+    imports: [
+      build.MediaGenModule.forRoot({
+        apiKey: 'svc_live_dist_check',
+        baseUrl: 'http://127.0.0.1:9',
+        webhook: { path: 'webhooks/mediagen', secrets: 'whsec_x' },
+      }),
+    ],
   }).compile();
   const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
   await app.init();
