@@ -1,4 +1,5 @@
-import type { GenerateParams, Model } from '@mediagen/core';
+import type { GenerateParams, Model, ParamSpec } from '@mediagen/core';
+import { SEED_MAX, SEED_MIN } from './constants.js';
 
 /** Params after validation: defaults applied, resolution tags resolved, seed fixed. */
 export type Normalized = Pick<
@@ -48,6 +49,12 @@ export interface CatalogEntry {
   output(p: Normalized): OutputShape;
 }
 
+/**
+ * The seed every model that takes one publishes: the range validate.ts enforces (RULES.md rule 3),
+ * so the list, "the source of truth for what a model accepts", says it.
+ */
+const SEED: ParamSpec = { type: 'number', required: false, min: SEED_MIN, max: SEED_MAX };
+
 const IMAGE_FAST_RATIOS: Record<string, string> = {
   '1:1': '1024x1024',
   '16:9': '1344x768',
@@ -90,7 +97,7 @@ const imageFast: CatalogEntry = {
       prompt: { type: 'string', required: true },
       aspect_ratio: { type: 'enum', required: false, values: Object.keys(IMAGE_FAST_RATIOS), default: '1:1' },
       number_results: { type: 'number', required: false, max: 4, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 4, max: 4, flat: true },
@@ -146,7 +153,7 @@ const imagePro: CatalogEntry = {
       resolution: { type: 'enum', required: false, values: ['1k', '2k', '4k'], default: '1k' },
       reference_images: { type: 'string[]', required: false, min: 0, max: 2 },
       number_results: { type: 'number', required: false, max: 4, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 10, max: 46, flat: false },
@@ -183,7 +190,7 @@ const videoStandard: CatalogEntry = {
       duration: { type: 'enum', required: false, values: [5, 10], default: 5 },
       audio: { type: 'boolean', required: false, default: true },
       number_results: { type: 'number', required: false, max: 1, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 50, max: 180, flat: false },
@@ -218,7 +225,7 @@ const videoEdit: CatalogEntry = {
       duration: { type: 'enum', required: false, values: [5, 8], default: 5 },
       resolution: { type: 'enum', required: false, values: ['720p'], default: '720p' },
       number_results: { type: 'number', required: false, max: 1, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 1500,
     credits_band: { min: 60, max: 96, flat: false },
@@ -246,7 +253,7 @@ const audioVoice: CatalogEntry = {
     params: {
       prompt: { type: 'string', required: true },
       duration: { type: 'number', required: false, min: 2, max: 30, default: 10 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 1000,
     credits_band: { min: 2, max: 30, flat: false },
@@ -272,7 +279,7 @@ const textWriter: CatalogEntry = {
     modes: ['text-to-text'],
     params: {
       prompt: { type: 'string', required: true },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 3, max: 8, flat: false },
@@ -379,7 +386,7 @@ const mesh3d: CatalogEntry = {
     modes: ['text-to-3d', 'image-to-3d'],
     params: {
       prompt: { type: 'string', required: true },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 800,
     credits_band: { min: 30, max: 30, flat: true },
