@@ -1,7 +1,7 @@
 import type { MediaGenClient } from '../client';
 import { toHex } from '../crypto/hmac';
 import type { GenerateParams, SubmitResponse } from '../types';
-import { BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { BODY_TOO_LARGE, decodeJsonText, isJsonContentType, readBody } from '../util/body';
 import { isIdempotencyKey } from '../util/idempotency-key';
 import { MemoryDedupeStore, type WebhookDedupeStore } from '../webhooks/dedupe';
 import { SUBMIT_FIELDS } from '../wire/params';
@@ -180,7 +180,7 @@ async function readJsonObject(request: Request, maxBytes: number): Promise<Recor
   if (!isJsonContentType(request.headers.get('content-type'))) return refuse(415, 'INVALID_BODY', 'Send the body as application/json.');
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(await readBody(request, maxBytes)));
+    value = JSON.parse(decodeJsonText(await readBody(request, maxBytes)));
   } catch (error) {
     if (error === BODY_TOO_LARGE) return refuse(413, 'INVALID_BODY', `The body is larger than ${maxBytes} bytes.`);
     return refuse(422, 'INVALID_BODY', 'The body is not valid JSON.');
