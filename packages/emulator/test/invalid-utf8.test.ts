@@ -30,6 +30,15 @@ describe('a JSON body that is not UTF-8 is not JSON: 422 INVALID_BODY', () => {
     expect(res.status).toBe(200);
   });
 
+  it('a leading byte-order mark is ignored (RFC 8259 allows it), as core reads it', async () => {
+    const res = await fetch(`${emu.url}/api/v1/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"image-fast","prompt":"a fox","estimate":true}')]),
+    });
+    expect(res.status).toBe(200);
+  });
+
   it('any invalid byte sequence, in a value or a key, is refused as unparseable', async () => {
     await fc.assert(
       fc.asyncProperty(notUtf8, fc.constantFrom('prompt' as const, 'key' as const), async (bad, where) => {
