@@ -33,8 +33,6 @@ export interface CatalogEntry {
   model: Model;
   /** Catalog price of a normalised request, results included. */
   price(p: Normalized): number;
-  /** `false` for models whose inputs the API cannot shape (MODEL_NOT_API_SUPPORTED). */
-  apiSupported: boolean;
   /** Video-to-video billed by exact clip length: `input_video` is refused. */
   billsByClipLength?: boolean;
   needsPrompt: boolean;
@@ -105,7 +103,6 @@ const imageFast: CatalogEntry = {
     example_request: { model: 'image-fast', prompt: 'A lighthouse at dusk, oil painting', aspect_ratio: '16:9' },
   },
   price: (p) => 4 * p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   timing: () => IMAGE_TIMING,
@@ -165,7 +162,6 @@ const imagePro: CatalogEntry = {
   price: (p) =>
     ((PRO_QUALITY_CREDITS[p.quality ?? 'standard'] ?? 10) + (PRO_REFERENCE_CREDITS[String(p.reference_images.length)] ?? 0)) *
     p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   timing: () => IMAGE_TIMING,
@@ -199,7 +195,6 @@ const videoStandard: CatalogEntry = {
     example_request: { model: 'video-standard', prompt: 'A paper boat drifting down a rainy street', duration: 5, resolution: '720p' },
   },
   price: (p) => ((VIDEO_RATE[p.resolution ?? '720p'] ?? 10) + (p.audio ? 2 : 0)) * (p.duration ?? 5) * p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   // The first frame fixes the framing, so image-to-video renders the short clip only.
@@ -233,7 +228,6 @@ const videoEdit: CatalogEntry = {
     example_request: { model: 'video-edit', prompt: 'Neon cyberpunk city at night', duration: 5 },
   },
   price: (p) => 12 * (p.duration ?? 5),
-  apiSupported: true,
   billsByClipLength: true,
   needsPrompt: true,
   accepts: [],
@@ -261,7 +255,6 @@ const audioVoice: CatalogEntry = {
     example_request: { model: 'audio-voice', prompt: 'A calm narrator says: welcome aboard.', duration: 8 },
   },
   price: (p) => p.duration ?? 10,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_audio'],
   timing: (p) => ({ pickup: [0.5, 2], render: [2 + (p.duration ?? 10) * 0.2, 4 + (p.duration ?? 10) * 0.4] }),
@@ -289,7 +282,6 @@ const textWriter: CatalogEntry = {
   price: () => 8,
   // Billed by tokens actually produced: always below the reserved ceiling.
   finalCharge: (reserved, hash) => Math.max(1, Math.round(reserved * (0.375 + (hash % 5) * 0.125))),
-  apiSupported: true,
   needsPrompt: true,
   accepts: [],
   timing: () => ({ pickup: [0.2, 1], render: [2, 6] }),
@@ -314,7 +306,6 @@ const imageUpscale: CatalogEntry = {
     example_request: { model: 'image-upscale', input_image: 'https://example.com/photo.jpg', resolution: '2k' },
   },
   price: (p) => (p.resolution === '4k' ? 12 : 6),
-  apiSupported: true,
   needsPrompt: false,
   accepts: ['input_image'],
   requires: ['input_image'],
@@ -342,7 +333,6 @@ const legacyImage: CatalogEntry = {
     example_request: { model: 'legacy-image', prompt: 'A red bicycle against a white wall' },
   },
   price: (p) => 2 * p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: [],
   timing: () => IMAGE_TIMING,
@@ -366,9 +356,11 @@ const lipsyncMulti: CatalogEntry = {
     credits_band: { min: 40, max: 300, flat: false },
     enhance_supported: false,
     example_request: { model: 'lipsync-multi', input_video: 'https://example.com/two-speakers.mp4' },
+    // Its inputs are role-tagged (who says what), which the API cannot shape: every submit is
+    // `422 MODEL_NOT_API_SUPPORTED`, and the list says so rather than pass its example off as ready.
+    api_supported: false,
   },
   price: (p) => 20 * (p.duration ?? 5),
-  apiSupported: false,
   needsPrompt: false,
   accepts: ['input_video', 'input_audio'],
   timing: (p) => ({ pickup: [1, 5], render: [(p.duration ?? 5) * 6, (p.duration ?? 5) * 18] }),
@@ -394,7 +386,6 @@ const mesh3d: CatalogEntry = {
     example_request: { model: 'mesh-3d', prompt: 'A low-poly fox' },
   },
   price: () => 30,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   timing: () => ({ pickup: [1, 4], render: [20, 60] }),
@@ -415,6 +406,9 @@ export const entries: readonly CatalogEntry[] = [
 ];
 
 export const bySlug: ReadonlyMap<string, CatalogEntry> = new Map(entries.map((e) => [e.model.slug, e]));
+
+/** Whether the API can shape the model's inputs: the list's own `api_supported` (absent: yes). */
+export const apiSupported = (entry: CatalogEntry): boolean => entry.model.api_supported !== false;
 
 /** The public model list (without per-account `credits_from`). */
 export const catalog: Model[] = entries.map((e) => e.model);

@@ -7,7 +7,7 @@ const notUtf8 = fc.oneof(
   fc.integer({ min: 0x80, max: 0xbf }).map((b) => [b]),
   fc.tuple(fc.constantFrom(0xc0, 0xc1), fc.integer({ min: 0x80, max: 0xbf })).map((t) => [...t]),
   fc.integer({ min: 0xf5, max: 0xff }).map((b) => [b]),
-  fc.constant([0xe2, 0x82]),
+  fc.constant([0xe2, 0x82] as number[]),
   fc.tuple(fc.integer({ min: 0xa0, max: 0xbf }), fc.integer({ min: 0x80, max: 0xbf })).map(([a, b]) => [0xed, a, b]),
 );
 
