@@ -115,6 +115,16 @@ describe('the studio in a real Chromium, against next start and a real emulator'
         .locator('.picker-group[data-category="video"] input')
         .evaluateAll((els) => els.map((el) => (el as HTMLInputElement).value)),
     ).toContain('video-standard');
+    // A model the list says the API cannot use is shown, disabled, saying so; never selectable.
+    const lipsync = page.locator('.model-option:has(input[value="lipsync-multi"])');
+    expect(await lipsync.getAttribute('data-unavailable')).toBe('true');
+    expect(await lipsync.locator('input').isDisabled()).toBe(true);
+    expect(await lipsync.locator('.model-meta').textContent()).toBe('not available through the API');
+    expect(
+      await page
+        .locator('.model-option[data-unavailable="true"] input')
+        .evaluateAll((els) => els.map((el) => (el as HTMLInputElement).value)),
+    ).toEqual(['lipsync-multi']);
 
     await pick(page, 'image-pro');
     await expect.poll(() => page.locator('#params').getAttribute('data-model')).toBe('image-pro');

@@ -1,4 +1,4 @@
-import { type ClientOptions, MediaGenClient } from '@mediagen/core';
+import { type ClientOptions, DEFAULT_BASE_URL, MediaGenClient } from '@mediagen/core';
 import { MissingKeyError, UsageError } from './errors';
 import type { Io } from './io';
 
@@ -11,7 +11,10 @@ export interface GlobalOptions {
 }
 
 /**
- * A client from the flags, else `MEDIAGEN_API_KEY` / `MEDIAGEN_BASE_URL` (read by core itself).
+ * A client from the flags, else `MEDIAGEN_API_KEY` (read by core itself) / `MEDIAGEN_BASE_URL`,
+ * else the local emulator: the CLI's documented default even in a shell with `NODE_ENV=production`
+ * (core refuses the implicit default there, which guards servers, not a developer's tool; a
+ * wrong address here fails on the first command, with a hint naming `MEDIAGEN_BASE_URL`).
  * The key is registered with the output first, so nothing can print it afterwards.
  */
 export function clientFrom(options: GlobalOptions, io: Io, env: NodeJS.ProcessEnv = process.env): MediaGenClient {
@@ -31,7 +34,7 @@ export function clientFrom(options: GlobalOptions, io: Io, env: NodeJS.ProcessEn
   }
   const clientOptions: ClientOptions = {
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    baseUrl: options.baseUrl ?? (env.MEDIAGEN_BASE_URL?.trim() || DEFAULT_BASE_URL),
     ...(maxRetries === undefined ? {} : { maxRetries }),
     // The client's request log (MEDIAGEN_LOG=debug) goes to stderr, never into --json on stdout,
     // and through the same mask as everything else the CLI writes.

@@ -10,7 +10,9 @@ export function modelTable(list: ModelList): { lines: string[]; summary: string 
   const rows = [['SLUG', 'KIND', 'MODES', 'CREDITS (RANGE)']];
   for (const m of models) {
     if (!m || typeof m !== 'object') continue;
-    const modes = Array.isArray(m.modes) ? m.modes.map(text).join(', ') : '';
+    let modes = Array.isArray(m.modes) ? m.modes.map(text).join(', ') : '';
+    // Listed, but its submits answer 422 MODEL_NOT_API_SUPPORTED (only when the list says so).
+    if (m.api_supported === false) modes += `${modes ? ' · ' : ''}not available through the API`;
     rows.push([text(m.slug), text(m.kind), modes, priceOf(m)]);
   }
   const rate = list?.rate_limit;

@@ -43,6 +43,8 @@ describe('models', () => {
     const row = lines.find((l) => l.startsWith('image-pro '));
     expect(row).toMatch(/image-pro\s+image\s+text-to-image, image-editing\s+10 \(10-46\)/);
     expect(lines).toHaveLength(11);
+    // The one model whose inputs the API cannot shape says so, and only it.
+    expect(lines.filter((l) => l.includes('not available through the API')).map((l) => l.split(/\s+/)[0])).toEqual(['lipsync-multi']);
   });
 
   it('--json is the list as the service sent it', async () => {

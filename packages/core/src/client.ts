@@ -17,7 +17,10 @@ export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 export interface ClientOptions {
   /** Default: `process.env.MEDIAGEN_API_KEY`. */
   apiKey?: string;
-  /** Default: `process.env.MEDIAGEN_BASE_URL`, else the local emulator at http://127.0.0.1:4010. */
+  /**
+   * Default: `process.env.MEDIAGEN_BASE_URL`, else the local emulator at http://127.0.0.1:4010,
+   * except in production (`NODE_ENV=production`), where one of the two is required.
+   */
   baseUrl?: string;
   /** Resends after the first attempt. Default 4: five attempts in all, as the spec's retry guidance says. */
   maxRetries?: number;
@@ -55,6 +58,17 @@ export interface ClientOptions {
   logger?: Logger;
 }
 
+/**
+ * The emulator's address, outside production. A production process with no address configured
+ * fails here, at start, rather than on its first request with a connection refused on 127.0.0.1.
+ */
+function localDefault(): string {
+  if (readEnv('NODE_ENV') === 'production') {
+    throw new ConfigurationError('NODE_ENV=production needs MEDIAGEN_BASE_URL (or { baseUrl }).');
+  }
+  return DEFAULT_BASE_URL;
+}
+
 export class MediaGenClient {
   readonly generations: Generations;
   readonly models: Models;
@@ -67,7 +81,7 @@ export class MediaGenClient {
 
   constructor(options: ClientOptions = {}) {
     const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY'));
-    const baseUrl = checkBaseUrl(options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? DEFAULT_BASE_URL);
+    const baseUrl = checkBaseUrl(options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? localDefault());
     const maxRetries = options.maxRetries ?? 4;
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new ConfigurationError(`maxRetries must be a whole number >= 0; got ${String(options.maxRetries).slice(0, 20)}.`);

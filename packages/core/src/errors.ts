@@ -65,15 +65,22 @@ export function isMediaGenError(value: unknown): value is MediaGenError {
   return typeof value === 'object' && value !== null && (value as { isMediaGenError?: unknown }).isMediaGenError === true;
 }
 
-type ApiErrorInit = ConstructorParameters<typeof MediaGenError>[1] & { body?: ErrorBody | unknown };
+type ApiErrorInit = ConstructorParameters<typeof MediaGenError>[1] & { body?: ErrorBody | unknown; retryAfterMs?: number | undefined };
 
 /** An error answered by the service (any non-2xx). */
 export class APIError extends MediaGenError {
   /** The model slug on model-related errors. */
   readonly model: string | undefined;
+  /**
+   * How long to wait before resending, when the service (`Retry-After`) or the contract names a
+   * wait: 409, 429, `PROVIDER_DOWN`, `SAFETY_CHECK_UNAVAILABLE`. Past 10 minutes the SDK does not
+   * resend by itself; this holds the whole wait.
+   */
+  readonly retryAfterMs: number | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
     this.model = str((init.body as ErrorBody | undefined)?.model);
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -121,14 +128,13 @@ export class InvalidRequestError extends APIError {
 
 /** 429 RATE_LIMIT or CONCURRENCY_LIMIT. */
 export class RateLimitError extends APIError {
-  /** How long the service asked to wait (`Retry-After`), or the spec's 5 s default. */
-  readonly retryAfterMs: number;
+  /** How long the service asked to wait (`Retry-After`, whole), or the spec's 5 s default. */
+  declare readonly retryAfterMs: number;
   readonly inFlight: number | undefined;
   readonly maxConcurrent: number | undefined;
   constructor(message: string, init: ApiErrorInit & { retryAfterMs: number }) {
     super(message, init);
     const body = init.body as ErrorBody | undefined;
-    this.retryAfterMs = init.retryAfterMs;
     this.inFlight = num(body?.in_flight);
     this.maxConcurrent = num(body?.max_concurrent);
   }

@@ -9,7 +9,7 @@ export { type GenerationEvents, MemoryGenerationEvents } from './events/generati
 export { Gate } from './gate/gate';
 export { type GateGrant, type GateLimits, type GateStore, MemoryGateStore, type MemoryGateStoreOptions } from './gate/store';
 export type { Logger, LogLevel } from './http/log';
-export type { ResponseMeta } from './http/response-meta';
+export { RESPONSE, type ResponseMeta, type WithResponse } from './http/response-meta';
 export type { RequestOptions, RetryInfo } from './http/transport';
 export { SDK_VERSION } from './http/user-agent';
 export { isExpired, type OutputLink, parseOutputLink } from './links/output-link';
@@ -24,6 +24,8 @@ export {
   type GenerationFailedEvent,
   type HeaderValue,
   signWebhook,
+  type UnknownWebhookEvent,
+  type VerifiedWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   type WebhookEvent,

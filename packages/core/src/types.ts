@@ -52,7 +52,8 @@ export interface SubmitResponse extends Open {
  * field is optional; `credits_estimate` is what the service has been seen to answer.
  */
 export interface EstimateResponse extends Open {
-  credits_estimate?: number;
+  /** The exact cost (the SDK refuses an answer without it). */
+  credits_estimate: number;
   pricing_source?: PricingSource;
   model?: string;
   request_id?: string;
@@ -130,6 +131,12 @@ export interface Model extends Open {
   video_matrix?: { dimensions: Record<string, Record<string, string>> } & Open;
   enhance_supported: boolean;
   example_request: GenerateParams;
+  /**
+   * Not in the contract's field list (a response field added within v1): `false` on a model whose
+   * inputs the API cannot shape, whose submits answer `422 MODEL_NOT_API_SUPPORTED`. The emulator
+   * publishes it; absent (as from the service today) means nothing is known: the submit decides.
+   */
+  api_supported?: boolean;
 }
 
 export interface RateLimitInfo extends Open {

@@ -1,5 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, ConfigurationError, type Generation, GenerationFailedError, MediaGenClient, TimeoutError } from '../src/index';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  AbortError,
+  ConfigurationError,
+  type Generation,
+  GenerationFailedError,
+  MediaGenClient,
+  RESPONSE,
+  TimeoutError,
+} from '../src/index';
 import { generationBody, json, type Responder, startScriptedServer } from './support/scripted-server';
 
 const closers: Array<() => Promise<void>> = [];
@@ -39,9 +47,7 @@ describe('requests', () => {
     expect(sent.headers.authorization).toBe('Bearer svc_live_test');
     expect(sent.headers['content-type']).toBe('application/json');
     expect(JSON.parse(sent.body)).toEqual({ model: 'image-fast', prompt: 'a fox', seed: 7 });
-    expect(result.requestId).toBe('req_sub1');
-    expect(result.rateLimitRemaining).toBe(239);
-    expect(result.creditsBalance).toBe(15000);
+    expect(result[RESPONSE]).toMatchObject({ requestId: 'req_sub1', rateLimitRemaining: 239, creditsBalance: 15000 });
     expect(result.future_field).toBe('kept');
     // The SDK's meta does not leak into the wire body an app may pass on.
     expect(JSON.parse(JSON.stringify(result))).toEqual({ ...submitted, request_id: 'req_sub1', future_field: 'kept' });
@@ -72,7 +78,7 @@ describe('requests', () => {
     const credits = await client.credits.get();
     expect(models.rate_limit.max_concurrent).toBe(5);
     expect(credits.balance).toBe(100);
-    expect(credits.requestId).toMatch(/^req_/);
+    expect(credits[RESPONSE].requestId).toMatch(/^req_/);
     expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/models', '/api/v1/credits']);
   });
 
@@ -98,6 +104,8 @@ describe('configuration', () => {
   });
 
   it('reads the key and base URL from the environment, defaulting to the emulator', () => {
+    // Outside production (client-production-default.test.ts covers production).
+    vi.stubEnv('NODE_ENV', 'development');
     process.env.MEDIAGEN_API_KEY = 'svc_live_env';
     delete process.env.MEDIAGEN_BASE_URL;
     try {
@@ -107,11 +115,12 @@ describe('configuration', () => {
     } finally {
       delete process.env.MEDIAGEN_API_KEY;
       delete process.env.MEDIAGEN_BASE_URL;
+      vi.unstubAllEnvs();
     }
   });
 
   it('refuses params that are not an object with a model', async () => {
-    const client = new MediaGenClient({ apiKey: 'k', validate: false });
+    const client = new MediaGenClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9', validate: false });
     await expect(client.generations.create(null as never)).rejects.toBeInstanceOf(ConfigurationError);
     await expect(client.generations.create({ prompt: 'x' } as never)).rejects.toThrow(/model/);
     await expect(client.generations.get('')).rejects.toBeInstanceOf(ConfigurationError);

@@ -1,5 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AbortError, ConnectionError, InvalidRequestError, RateLimitError, ServerError, TimeoutError } from '../src/index';
+import {
+  AbortError,
+  ConflictError,
+  ConnectionError,
+  InvalidRequestError,
+  RateLimitError,
+  RESPONSE,
+  ServerError,
+  TimeoutError,
+} from '../src/index';
 import { scriptedClients } from './support/scripted-client';
 import { errorBody, json, type Responder } from './support/scripted-server';
 
@@ -42,23 +51,23 @@ describe('retries per the spec client guidance', () => {
     const keys = server.requests.map((r) => r.headers['idempotency-key']);
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
-    expect(value?.idempotencyKey).toBe(keys[0]);
+    expect(value?.[RESPONSE].idempotencyKey).toBe(keys[0]);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
-    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(750);
-    expect(retries[0]!.delayMs).toBeLessThanOrEqual(1000);
-    expect(retries[1]!.delayMs).toBeGreaterThanOrEqual(1500);
-    expect(retries[1]!.delayMs).toBeLessThanOrEqual(2000);
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(retries[0]!.delayMs).toBeLessThanOrEqual(1250);
+    expect(retries[1]!.delayMs).toBeGreaterThanOrEqual(2000);
+    expect(retries[1]!.delayMs).toBeLessThanOrEqual(2500);
   });
 
   it('gives up after 5 attempts in all, with the last error, and caps the wait at 30 s', async () => {
-    const { client, server, retries } = await setup((_req, res) => json(res, 503, errorBody('SAFETY_CHECK_UNAVAILABLE')), {
+    const { client, server, retries } = await setup((_req, res) => json(res, 503, errorBody('INTERNAL_ERROR')), {
       maxRetries: 7,
     });
     const { error } = await onFakeClock(() => client.generations.get('abc', { maxRetries: 6 }));
     expect(error).toBeInstanceOf(ServerError);
     expect(server.requests).toHaveLength(7);
     expect(Math.max(...retries.map((r) => r.delayMs))).toBeLessThanOrEqual(30_000);
-    expect(retries[5]!.delayMs).toBeGreaterThanOrEqual(22_500);
+    expect(retries[5]!.delayMs).toBe(30_000);
 
     const defaults = await setup((_req, res) => json(res, 500, errorBody('INTERNAL_ERROR')));
     await onFakeClock(() => defaults.client.credits.get());
@@ -71,7 +80,7 @@ describe('retries per the spec client guidance', () => {
     );
     const { value } = await onFakeClock(() => client.generations.create(params, { idempotencyKey: 'order-42' }));
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['order-42', 'order-42']);
-    expect(value?.idempotencyKey).toBe('order-42');
+    expect(value?.[RESPONSE].idempotencyKey).toBe('order-42');
   });
 
   it('gives each logical create its own key', async () => {
@@ -112,6 +121,32 @@ describe('retries per the spec client guidance', () => {
     await onFakeClock(() => client.generations.create(params));
     expect(retries.map((r) => r.delayMs)).toEqual([60_000]);
   });
+
+  it('waits "a few minutes" (2 min) on SAFETY_CHECK_UNAVAILABLE, not the 1 s backoff, and says so on the error', async () => {
+    const { client, retries } = await setup((_req, res, i) =>
+      i === 0 ? json(res, 503, errorBody('SAFETY_CHECK_UNAVAILABLE')) : json(res, 202, submitted),
+    );
+    const { value } = await onFakeClock(() => client.generations.create(params));
+    expect(value?.generation_id).toBe(submitted.generation_id);
+    expect(retries.map((r) => r.delayMs)).toEqual([120_000]);
+    expect(retries[0]!.error).toMatchObject({ status: 503, retryAfterMs: 120_000 });
+  });
+
+  it.each([
+    [429, 'RATE_LIMIT', RateLimitError],
+    [503, 'PROVIDER_DOWN', ServerError],
+    [409, 'IDEMPOTENT_REQUEST_IN_FLIGHT', ConflictError],
+  ] as const)(
+    'a Retry-After past 10 minutes on %i %s is not resent after a default: the error carries the full wait',
+    async (status, code, type) => {
+      const { client, server, retries } = await setup((_req, res) => json(res, status, errorBody(code), { 'retry-after': '3600' }));
+      const error = await client.generations.create(params).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(type);
+      expect(error).toMatchObject({ status, code, retryable: true, retryAfterMs: 3_600_000 });
+      expect(server.requests).toHaveLength(1);
+      expect(retries).toEqual([]);
+    },
+  );
 
   it.each([
     [400, 'CONTENT_POLICY_VIOLATION'],

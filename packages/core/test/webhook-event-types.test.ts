@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { WebhookEvent } from '../src/index';
+import type { VerifiedWebhookEvent, WebhookEvent } from '../src/index';
 
 // Type-level: `pnpm typecheck` (tsc over test/) fails if events stop narrowing on `type`.
 describe('WebhookEvent narrows on type', () => {
@@ -16,6 +16,18 @@ describe('WebhookEvent narrows on type', () => {
         expectTypeOf(event.data.retryable).toEqualTypeOf<boolean>();
         expectTypeOf(event.data.output_url).toEqualTypeOf<null>();
       }
+    };
+    expectTypeOf(check).toBeFunction();
+  });
+
+  it('what verifyWebhook returns also holds an unknown event, which narrows away from the known ones', () => {
+    const check = (event: VerifiedWebhookEvent) => {
+      if (event.type === 'unknown') {
+        expectTypeOf(event.data).toEqualTypeOf<Record<string, unknown>>();
+        return;
+      }
+      expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
+      expectTypeOf(event.data.generation_id).toEqualTypeOf<string>();
     };
     expectTypeOf(check).toBeFunction();
   });

@@ -288,12 +288,19 @@ describe('handleWebhook', () => {
     expect(onEvent.mock.calls[0]![0]).toMatchObject({ type: 'generation.failed', data: { status: 'failed', error_code: 'unknown' } });
   });
 
-  it('acknowledges an event type added after this SDK without running the handler', async () => {
+  it('acknowledges an event type added after this SDK without running the handler, publishing or reporting it', async () => {
     const onEvent = vi.fn();
-    const res = await createWebhookHandler({ secrets: SECRET, onEvent })(await delivery(payload({ status: 'archived' }), { event: '' }));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ received: true, ignored: true });
+    const onError = vi.fn();
+    const published: unknown[] = [];
+    const receiver = createWebhookHandler({ secrets: SECRET, onEvent, onError, events: { publish: (e) => void published.push(e) } });
+    for (const event of ['', 'generation.archived', 'generation.completed']) {
+      const res = await receiver(await delivery(payload({ status: 'archived' }), { event }));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ received: true, ignored: true });
+    }
     expect(onEvent).not.toHaveBeenCalled();
+    expect(published).toEqual([]);
+    expect(onError).not.toHaveBeenCalled();
   });
 
   it('the deadline covers the body: a delivery whose body never ends is answered in time', async () => {

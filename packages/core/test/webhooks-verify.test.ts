@@ -73,10 +73,43 @@ describe('signWebhook / verifyWebhook', () => {
       verifyWebhook({ body: failed, signature: sig, secrets: SECRET, event: 'generation.completed' }),
       'WEBHOOK_EVENT_MISMATCH',
     );
+  });
+
+  it('returns an authentic delivery of a type this SDK does not know as an unknown event, its signed body as sent', async () => {
+    const known = new Set(['completed', 'failed']);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant(undefined)).filter((s) => !known.has(s as string)),
+        fc.dictionary(
+          fc.string().filter((k) => k !== 'status' && k !== '__proto__'),
+          fc.jsonValue(),
+        ),
+        fc.option(fc.constantFrom('generation.archived', 'credits.low', ''), { nil: undefined }),
+        async (status, extra, header) => {
+          const data = JSON.parse(JSON.stringify({ ...extra, status }));
+          const text = JSON.stringify(data);
+          const event = await verifyWebhook({
+            body: text,
+            signature: await signWebhook(text, SECRET),
+            secrets: SECRET,
+            event: header,
+            deliveryId: 'd-9',
+          });
+          expect(event).toEqual({ type: 'unknown', deliveryId: 'd-9', data });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('an unknown event is still only what is signed: a forged body or a non-object is refused', async () => {
     const future = JSON.stringify({ ...payload, status: 'archived' });
+    const sig = await signWebhook(future, SECRET);
+    await expectVerificationError(verifyWebhook({ body: future.replace('archived', 'archivex'), signature: sig, secrets: SECRET }));
+    const list = '["archived"]';
     await expectVerificationError(
-      verifyWebhook({ body: future, signature: await signWebhook(future, SECRET), secrets: SECRET }),
-      'WEBHOOK_EVENT_UNSUPPORTED',
+      verifyWebhook({ body: list, signature: await signWebhook(list, SECRET), secrets: SECRET }),
+      'WEBHOOK_PAYLOAD_INVALID',
     );
   });
 

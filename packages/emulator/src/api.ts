@@ -1,6 +1,6 @@
 import type { CreditsSummary, EstimateResponse, Generation as GenerationBody, Model, ModelList, SubmitResponse } from '@mediagen/core/wire';
 import type { Account } from './accounts.js';
-import { bySlug, entries } from './catalog.js';
+import { apiSupported, bySlug, entries } from './catalog.js';
 import { ENHANCE_CREDITS, H } from './constants.js';
 import { EmulatorHttpError } from './errors.js';
 import { type Generation, isBlocked, seedFor } from './generations.js';
@@ -130,7 +130,7 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
   if (account.models !== null && !account.models.has(slug)) {
     throw new EmulatorHttpError(403, 'MODEL_NOT_ALLOWED', `${slug} is not enabled for this account.`, { model: slug });
   }
-  if (!entry.apiSupported) {
+  if (!apiSupported(entry)) {
     throw new EmulatorHttpError(422, 'MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, {
       model: slug,
     });

@@ -1,4 +1,5 @@
-import type { GenerateParams, Model } from '@mediagen/core';
+import type { GenerateParams, Model, ParamSpec } from '@mediagen/core';
+import { SEED_MAX, SEED_MIN } from './constants.js';
 
 /** Params after validation: defaults applied, resolution tags resolved, seed fixed. */
 export type Normalized = Pick<
@@ -32,8 +33,6 @@ export interface CatalogEntry {
   model: Model;
   /** Catalog price of a normalised request, results included. */
   price(p: Normalized): number;
-  /** `false` for models whose inputs the API cannot shape (MODEL_NOT_API_SUPPORTED). */
-  apiSupported: boolean;
   /** Video-to-video billed by exact clip length: `input_video` is refused. */
   billsByClipLength?: boolean;
   needsPrompt: boolean;
@@ -47,6 +46,12 @@ export interface CatalogEntry {
   timing(p: Normalized): { pickup: [number, number]; render: [number, number] };
   output(p: Normalized): OutputShape;
 }
+
+/**
+ * The seed every model that takes one publishes: the range validate.ts enforces (RULES.md rule 3),
+ * so the list, "the source of truth for what a model accepts", says it.
+ */
+const SEED: ParamSpec = { type: 'number', required: false, min: SEED_MIN, max: SEED_MAX };
 
 const IMAGE_FAST_RATIOS: Record<string, string> = {
   '1:1': '1024x1024',
@@ -90,7 +95,7 @@ const imageFast: CatalogEntry = {
       prompt: { type: 'string', required: true },
       aspect_ratio: { type: 'enum', required: false, values: Object.keys(IMAGE_FAST_RATIOS), default: '1:1' },
       number_results: { type: 'number', required: false, max: 4, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 4, max: 4, flat: true },
@@ -98,7 +103,6 @@ const imageFast: CatalogEntry = {
     example_request: { model: 'image-fast', prompt: 'A lighthouse at dusk, oil painting', aspect_ratio: '16:9' },
   },
   price: (p) => 4 * p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   timing: () => IMAGE_TIMING,
@@ -146,7 +150,7 @@ const imagePro: CatalogEntry = {
       resolution: { type: 'enum', required: false, values: ['1k', '2k', '4k'], default: '1k' },
       reference_images: { type: 'string[]', required: false, min: 0, max: 2 },
       number_results: { type: 'number', required: false, max: 4, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 10, max: 46, flat: false },
@@ -158,7 +162,6 @@ const imagePro: CatalogEntry = {
   price: (p) =>
     ((PRO_QUALITY_CREDITS[p.quality ?? 'standard'] ?? 10) + (PRO_REFERENCE_CREDITS[String(p.reference_images.length)] ?? 0)) *
     p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   timing: () => IMAGE_TIMING,
@@ -183,7 +186,7 @@ const videoStandard: CatalogEntry = {
       duration: { type: 'enum', required: false, values: [5, 10], default: 5 },
       audio: { type: 'boolean', required: false, default: true },
       number_results: { type: 'number', required: false, max: 1, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 50, max: 180, flat: false },
@@ -192,7 +195,6 @@ const videoStandard: CatalogEntry = {
     example_request: { model: 'video-standard', prompt: 'A paper boat drifting down a rainy street', duration: 5, resolution: '720p' },
   },
   price: (p) => ((VIDEO_RATE[p.resolution ?? '720p'] ?? 10) + (p.audio ? 2 : 0)) * (p.duration ?? 5) * p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   // The first frame fixes the framing, so image-to-video renders the short clip only.
@@ -218,7 +220,7 @@ const videoEdit: CatalogEntry = {
       duration: { type: 'enum', required: false, values: [5, 8], default: 5 },
       resolution: { type: 'enum', required: false, values: ['720p'], default: '720p' },
       number_results: { type: 'number', required: false, max: 1, default: 1 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 1500,
     credits_band: { min: 60, max: 96, flat: false },
@@ -226,7 +228,6 @@ const videoEdit: CatalogEntry = {
     example_request: { model: 'video-edit', prompt: 'Neon cyberpunk city at night', duration: 5 },
   },
   price: (p) => 12 * (p.duration ?? 5),
-  apiSupported: true,
   billsByClipLength: true,
   needsPrompt: true,
   accepts: [],
@@ -246,7 +247,7 @@ const audioVoice: CatalogEntry = {
     params: {
       prompt: { type: 'string', required: true },
       duration: { type: 'number', required: false, min: 2, max: 30, default: 10 },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 1000,
     credits_band: { min: 2, max: 30, flat: false },
@@ -254,7 +255,6 @@ const audioVoice: CatalogEntry = {
     example_request: { model: 'audio-voice', prompt: 'A calm narrator says: welcome aboard.', duration: 8 },
   },
   price: (p) => p.duration ?? 10,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_audio'],
   timing: (p) => ({ pickup: [0.5, 2], render: [2 + (p.duration ?? 10) * 0.2, 4 + (p.duration ?? 10) * 0.4] }),
@@ -272,7 +272,7 @@ const textWriter: CatalogEntry = {
     modes: ['text-to-text'],
     params: {
       prompt: { type: 'string', required: true },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 2000,
     credits_band: { min: 3, max: 8, flat: false },
@@ -282,7 +282,6 @@ const textWriter: CatalogEntry = {
   price: () => 8,
   // Billed by tokens actually produced: always below the reserved ceiling.
   finalCharge: (reserved, hash) => Math.max(1, Math.round(reserved * (0.375 + (hash % 5) * 0.125))),
-  apiSupported: true,
   needsPrompt: true,
   accepts: [],
   timing: () => ({ pickup: [0.2, 1], render: [2, 6] }),
@@ -307,7 +306,6 @@ const imageUpscale: CatalogEntry = {
     example_request: { model: 'image-upscale', input_image: 'https://example.com/photo.jpg', resolution: '2k' },
   },
   price: (p) => (p.resolution === '4k' ? 12 : 6),
-  apiSupported: true,
   needsPrompt: false,
   accepts: ['input_image'],
   requires: ['input_image'],
@@ -335,7 +333,6 @@ const legacyImage: CatalogEntry = {
     example_request: { model: 'legacy-image', prompt: 'A red bicycle against a white wall' },
   },
   price: (p) => 2 * p.number_results,
-  apiSupported: true,
   needsPrompt: true,
   accepts: [],
   timing: () => IMAGE_TIMING,
@@ -359,9 +356,11 @@ const lipsyncMulti: CatalogEntry = {
     credits_band: { min: 40, max: 300, flat: false },
     enhance_supported: false,
     example_request: { model: 'lipsync-multi', input_video: 'https://example.com/two-speakers.mp4' },
+    // Its inputs are role-tagged (who says what), which the API cannot shape: every submit is
+    // `422 MODEL_NOT_API_SUPPORTED`, and the list says so rather than pass its example off as ready.
+    api_supported: false,
   },
   price: (p) => 20 * (p.duration ?? 5),
-  apiSupported: false,
   needsPrompt: false,
   accepts: ['input_video', 'input_audio'],
   timing: (p) => ({ pickup: [1, 5], render: [(p.duration ?? 5) * 6, (p.duration ?? 5) * 18] }),
@@ -379,7 +378,7 @@ const mesh3d: CatalogEntry = {
     modes: ['text-to-3d', 'image-to-3d'],
     params: {
       prompt: { type: 'string', required: true },
-      seed: { type: 'number', required: false },
+      seed: SEED,
     },
     prompt_max_chars: 800,
     credits_band: { min: 30, max: 30, flat: true },
@@ -387,7 +386,6 @@ const mesh3d: CatalogEntry = {
     example_request: { model: 'mesh-3d', prompt: 'A low-poly fox' },
   },
   price: () => 30,
-  apiSupported: true,
   needsPrompt: true,
   accepts: ['input_image'],
   timing: () => ({ pickup: [1, 4], render: [20, 60] }),
@@ -408,6 +406,9 @@ export const entries: readonly CatalogEntry[] = [
 ];
 
 export const bySlug: ReadonlyMap<string, CatalogEntry> = new Map(entries.map((e) => [e.model.slug, e]));
+
+/** Whether the API can shape the model's inputs: the list's own `api_supported` (absent: yes). */
+export const apiSupported = (entry: CatalogEntry): boolean => entry.model.api_supported !== false;
 
 /** The public model list (without per-account `credits_from`). */
 export const catalog: Model[] = entries.map((e) => e.model);

@@ -117,7 +117,8 @@ export function parseJson(buf: Buffer, status = 422): unknown {
     });
   }
   try {
-    return JSON.parse(buf.toString('utf8'));
+    // JSON is UTF-8 (RFC 8259): a body with bytes that are not is unparseable, not patched with U+FFFD.
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buf));
   } catch {
     throw new EmulatorHttpError(status, 'INVALID_BODY', 'The body is not valid JSON.', { details: { field: 'body' } });
   }

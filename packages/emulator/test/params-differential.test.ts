@@ -2,7 +2,7 @@ import { validateParams } from '@mediagen/core';
 import { PARAM_KEYS, PARAMS_ERROR_CODES, SEED_MAX } from '@mediagen/core/wire';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CatalogEntry, entries } from '../src/catalog.js';
+import { apiSupported, type CatalogEntry, entries } from '../src/catalog.js';
 import { normalize } from '../src/validate.js';
 import { type Emu, emulator } from './helpers.js';
 
@@ -19,7 +19,7 @@ import { type Emu, emulator } from './helpers.js';
  */
 
 const RUNS_PER_MODEL = 200;
-const models = entries.filter((e) => e.apiSupported);
+const models = entries.filter(apiSupported);
 const keyOf = (i: number) => `svc_live_differential_${i}`;
 
 let emu: Emu;

@@ -13,6 +13,7 @@ for (const [name, build] of Object.entries(builds)) {
     imports: [
       build.MediaGenModule.forRoot({
         apiKey: 'svc_live_dist_check',
+        baseUrl: 'http://127.0.0.1:9',
         routes: { basePath: 'api' },
         webhook: { path: 'webhooks/mediagen', secrets: 'whsec_x' },
       }),

@@ -7,7 +7,7 @@ import { estimateGeneration, submitGeneration } from '../actions';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
 import { ParamsForm } from './ParamsForm';
-import { type FormValues, initialValues, toParams } from './schema';
+import { type FormValues, firstUsable, initialValues, toParams, usableThroughApi } from './schema';
 
 interface StudioProps {
   models: Model[];
@@ -22,8 +22,8 @@ type Estimate = { state: 'idle' } | { state: 'checking' } | { state: 'exact'; cr
 const newKey = () => globalThis.crypto?.randomUUID?.() ?? `k-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 export function Studio({ models, initialBalance, initialGenerations, problem }: StudioProps) {
-  const usable = useMemo(() => models.filter((m) => !m.modes.includes('lipsync')), [models]);
-  const [slug, setSlug] = useState(() => (usable.find((m) => m.slug === 'image-fast') ?? usable[0])?.slug ?? '');
+  const usable = useMemo(() => models.filter(usableThroughApi), [models]);
+  const [slug, setSlug] = useState(() => firstUsable(models)?.slug ?? '');
   const model = usable.find((m) => m.slug === slug);
   const [values, setValues] = useState<FormValues>(() => (model ? initialValues(model) : {}));
   const [balance, setBalance] = useState(initialBalance);
@@ -154,7 +154,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
       <main className="layout">
         <form className="panel create" onSubmit={onSubmit} noValidate aria-labelledby="create-title">
           <h1 id="create-title">Create</h1>
-          <ModelPicker models={usable} selected={slug} onSelect={pick} />
+          <ModelPicker models={models} selected={slug} onSelect={pick} />
           {model ? (
             <>
               <ParamsForm

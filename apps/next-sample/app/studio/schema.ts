@@ -11,6 +11,22 @@ export const CATEGORIES: Array<{ id: Model['category']; label: string }> = [
   { id: 'threed', label: '3D' },
 ];
 
+/**
+ * Whether the model can be used through the API: not when the list says `api_supported: false`
+ * (its submits answer 422 MODEL_NOT_API_SUPPORTED). The field is an addition the emulator
+ * publishes; a list without it (the service today) leaves every model usable, and a refused
+ * submit shows the service's own message.
+ */
+export function usableThroughApi(model: Model): boolean {
+  return model.api_supported !== false;
+}
+
+/** The model the studio opens on: `image-fast` when usable, else the first usable one. */
+export function firstUsable(models: Model[]): Model | undefined {
+  const usable = models.filter(usableThroughApi);
+  return usable.find((m) => m.slug === 'image-fast') ?? usable[0];
+}
+
 /** The form's values: generate params, where a field left empty is not sent. */
 export type FormValues = Record<string, string | number | boolean | string[] | undefined>;
 

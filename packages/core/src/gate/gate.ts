@@ -1,4 +1,5 @@
 import { MediaGenError, RateLimitError } from '../errors';
+import { RETRY_AFTER_MAX_MS } from '../http/retry-after';
 import type { RateLimitInfo } from '../types';
 import { sleep } from '../util/sleep';
 import { answerMayBeLost } from './answer-lost';
@@ -20,8 +21,6 @@ export interface GateOptions {
 
 /** Held slots remembered per idempotency key; past this the oldest just lapse in the store. */
 const MAX_HELD = 1_000;
-/** The spec's default wait for a 429 without `Retry-After`. */
-const DEFAULT_RETRY_AFTER_MS = 5_000;
 
 /**
  * The client-side account gate: keeps submits under the account's per-minute rate and its
@@ -169,7 +168,8 @@ export class Gate {
   /** A 429 met by this process (another process on the account, or stale limits): pause every submit. */
   async #feedBack(error: unknown): Promise<void> {
     if (!this.#store || !(error instanceof RateLimitError)) return;
-    const until = Date.now() + (Number.isFinite(error.retryAfterMs) ? error.retryAfterMs : DEFAULT_RETRY_AFTER_MS);
+    // No longer than the SDK itself would wait: a submit after it meets the 429 again if it must.
+    const until = Date.now() + Math.min(error.retryAfterMs, RETRY_AFTER_MAX_MS);
     this.#pausedUntil = Math.max(this.#pausedUntil, until);
     await this.#store.pause?.(until);
   }

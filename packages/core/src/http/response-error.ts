@@ -11,7 +11,7 @@ import {
 } from '../errors';
 import { type ErrorBody, HEADERS } from '../types';
 import { cap } from '../util/redact';
-import { DEFAULT_RETRY_AFTER_MS, parseRetryAfter } from './retry-after';
+import { DEFAULT_WAITS, parseRetryAfter } from './retry-after';
 
 /** Earlier forms of a code that the contract still tolerates, mapped to the current code. */
 const LEGACY_CODES = new Map([
@@ -43,6 +43,8 @@ export function errorFromResponse(status: number, headers: Headers, text: string
     requestId,
     body: body ?? text.slice(0, SNIPPET_SCAN),
     retryable: status === 409 || status === 429 || status >= 500,
+    // The service's `Retry-After`, else the contract's wait for the code or the status.
+    retryAfterMs: parseRetryAfter(headers.get(HEADERS.retryAfter)) ?? DEFAULT_WAITS[code] ?? DEFAULT_WAITS[status],
   };
 
   if (status === 404 || code === 'NOT_FOUND') return new NotFoundError(summary, init);
@@ -56,10 +58,7 @@ export function errorFromResponse(status: number, headers: Headers, text: string
     case 409:
       return new ConflictError(summary, init);
     case 429:
-      return new RateLimitError(summary, {
-        ...init,
-        retryAfterMs: parseRetryAfter(headers.get(HEADERS.retryAfter)) ?? DEFAULT_RETRY_AFTER_MS[429]!,
-      });
+      return new RateLimitError(summary, init as typeof init & { retryAfterMs: number });
   }
   if (status === 400 || status === 413 || status === 422) return new InvalidRequestError(summary, init);
   if (status >= 500) return new ServerError(summary, init);

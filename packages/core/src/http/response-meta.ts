@@ -28,10 +28,21 @@ export function parseCount(value: string | null): number | undefined {
 }
 
 /**
- * Attaches the meta to a result without changing its JSON: the fields are not enumerable,
- * so `JSON.stringify(result)` is still exactly the wire body an app may pass on.
+ * Where a result keeps what its response said beside the body. A symbol, so that no body field
+ * (the service may add any: Versioning 5) can collide with it; `Symbol.for`, so the CJS and the
+ * ESM build agree on it.
  */
-export function withMeta<T extends object, M extends object>(data: T, meta: M): T & M {
-  for (const key in meta) Object.defineProperty(data, key, { value: meta[key], enumerable: false, configurable: true });
-  return data as T & M;
+export const RESPONSE: unique symbol = Symbol.for('mediagen.response');
+
+/** A result with its response's metadata: `result[RESPONSE].requestId`. */
+export interface WithResponse<M = ResponseMeta> {
+  readonly [RESPONSE]: M;
+}
+
+/**
+ * Attaches the meta to a result without changing a field of it: under a symbol, not
+ * enumerable, so `JSON.stringify(result)` is still exactly the wire body an app may pass on.
+ */
+export function withMeta<T extends object, M extends object>(data: T, meta: M): T & WithResponse<M> {
+  return Object.defineProperty(data, RESPONSE, { value: meta }) as T & WithResponse<M>;
 }

@@ -1,36 +1,31 @@
-import type { APIError } from '../errors';
-import { HEADERS } from '../types';
-
-/** The spec's waits when the service names none (client retry guidance; 503 PROVIDER_DOWN: 60 s). */
-export const DEFAULT_RETRY_AFTER_MS: Readonly<Record<number, number>> = { 409: 3_000, 429: 5_000 };
-const PROVIDER_DOWN_MS = 60_000;
-
 /**
- * The longest wait a `Retry-After` may ask for. Past it the value is taken as garbage (a
- * `3000000` meant as ms, a date years ahead) and the spec's default applies instead; the
- * spec's own longest advice is "a few minutes".
+ * The longest wait the SDK sleeps before resending by itself. A longer one (a `Retry-After` of
+ * an hour, a date ahead) is not shortened to a default and resent early: the call fails with the
+ * error, whose `retryAfterMs` holds the whole wait, and the caller decides when to come back.
  */
 export const RETRY_AFTER_MAX_MS = 10 * 60_000;
 
 /**
+ * The contract's waits when the service names none: the client retry guidance (409: 3 s, 429:
+ * 5 s), `503 PROVIDER_DOWN` ("retry after 60 s") and `503 SAFETY_CHECK_UNAVAILABLE` ("retry in a
+ * few minutes": 2, the least that reading allows; resending it after the 1 s backoff only meets
+ * the same outage, and nothing was charged).
+ */
+export const DEFAULT_WAITS: Readonly<Record<string, number>> = {
+  409: 3_000,
+  429: 5_000,
+  PROVIDER_DOWN: 60_000,
+  SAFETY_CHECK_UNAVAILABLE: 120_000,
+};
+
+/**
  * `Retry-After` in ms: delta-seconds (`3`, `1.5`) or an HTTP date. Undefined when absent,
- * unreadable, negative, a date already past, or beyond `RETRY_AFTER_MAX_MS`: the caller then
- * uses the spec's default for the status.
+ * unreadable, negative, infinite or a date already past.
  */
 export function parseRetryAfter(value: string | null): number | undefined {
   if (value === null) return undefined;
   const seconds = Number(value.trim() || Number.NaN);
   // Not a number: an HTTP date (a negative number parses as a date long past, and is dropped).
   const ms = seconds >= 0 ? seconds * 1_000 : Date.parse(value) - Date.now();
-  return ms >= 0 && ms <= RETRY_AFTER_MAX_MS ? Math.ceil(ms) : undefined;
-}
-
-/** How long to wait before resending after this error, when the service or the spec says. */
-export function serverRequestedDelay(error: APIError, headers: Headers): number | undefined {
-  return parseRetryAfter(headers.get(HEADERS.retryAfter)) ?? defaultDelay(error);
-}
-
-function defaultDelay(error: APIError): number | undefined {
-  if (error.code === 'PROVIDER_DOWN') return PROVIDER_DOWN_MS;
-  return error.status === undefined ? undefined : DEFAULT_RETRY_AFTER_MS[error.status];
+  return ms >= 0 && ms < Number.POSITIVE_INFINITY ? Math.ceil(ms) : undefined;
 }

@@ -1,12 +1,12 @@
-import { AbortError, APIError, ConnectionError, type MediaGenError, RateLimitError, TimeoutError } from '../errors';
+import { AbortError, APIError, ConnectionError, type MediaGenError, TimeoutError } from '../errors';
 import { redact, sanitizeCause } from '../util/redact';
-import { sleep, TIMER_MAX_MS } from '../util/sleep';
+import { sleep } from '../util/sleep';
 import { Deadlines } from './deadline';
 import type { RequestLog } from './log';
 import { ERROR_BODY_MAX, readText, SUCCESS_BODY_MAX } from './read-text';
 import { errorFromResponse } from './response-error';
 import { type ResponseMeta, readMeta } from './response-meta';
-import { serverRequestedDelay } from './retry-after';
+import { RETRY_AFTER_MAX_MS } from './retry-after';
 
 export interface TransportConfig {
   apiKey: string;
@@ -104,12 +104,13 @@ export class Transport {
       try {
         return await this.#attempt<T>(url, req, headers, payload);
       } catch (caught) {
-        const failure = caught as AttemptFailure | MediaGenError;
-        if (!(failure instanceof AttemptFailure)) throw failure;
-        error = failure.error;
-        const retryable = attempt <= maxRetries && this.#shouldRetry(error);
-        if (!retryable) throw error;
-        delayMs = Math.min(failure.delayMs ?? backoff(attempt), TIMER_MAX_MS);
+        // An abort is not retryable, so it is thrown below like any error not to resend.
+        error = caught as MediaGenError;
+        delayMs = (error as APIError).retryAfterMs ?? backoff(attempt);
+        // A wait past the cap is the caller's to keep: resending sooner only meets the same refusal.
+        // `429 CONCURRENCY_LIMIT`: the excess returns at once (spec), so it is resent only on request.
+        const resend = error.retryable && (error.code !== 'CONCURRENCY_LIMIT' || this.#config.retryConcurrencyLimit);
+        if (attempt > maxRetries || delayMs > RETRY_AFTER_MAX_MS || !resend) throw error;
       }
       log.info?.(`${req.method} ${req.path} ${error.code}: retry ${attempt} in ${delayMs} ms`);
       this.#config.onRetry?.({ attempt, delayMs, error, method: req.method, path: req.path });
@@ -144,7 +145,7 @@ export class Transport {
           // Not retried: the same request would get the same answer. (A `create` failing so
           // carries its idempotency key, so resending it is safe.)
           const message = `${req.method} ${req.path} answered ${response.status} with ${problem} (is baseUrl right?)`;
-          throw new AttemptFailure(new APIError(message, { status: response.status, code: 'INVALID_RESPONSE', requestId: meta.requestId }));
+          throw new APIError(message, { status: response.status, code: 'INVALID_RESPONSE', requestId: meta.requestId });
         }
         return { data: data as T, status: response.status, meta };
       }
@@ -152,13 +153,14 @@ export class Transport {
       const text = redact((await readText(response, ERROR_BODY_MAX, true)) ?? '', this.#secrets);
       const error = errorFromResponse(response.status, response.headers, text);
       log.debug?.(`${req.method} ${req.path} ${response.status} ${error.requestId} ${Date.now() - started} ms: ${error.code}`);
-      throw new AttemptFailure(error, serverRequestedDelay(error, response.headers));
+      throw error;
     } catch (caught) {
-      if (caught instanceof AttemptFailure) throw caught;
+      // The service's own answer (an error status, an unusable 2xx), already typed.
+      if (caught instanceof APIError) throw caught;
       if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
       const failure = this.#failure(req, caught, deadline.expired, req.timeoutMs ?? this.#config.timeoutMs);
       log.debug?.(`${req.method} ${req.path} ${failure.code} ${Date.now() - started} ms`);
-      throw new AttemptFailure(failure);
+      throw failure;
     } finally {
       deadline.end();
     }
@@ -172,28 +174,14 @@ export class Transport {
     if (caught instanceof SyntaxError) return new ConnectionError(`${what} answered a 2xx body that is not JSON.`, cause);
     return new ConnectionError(redact(`${what} failed: ${describe(caught)}`, this.#secrets), cause);
   }
-
-  #shouldRetry(error: MediaGenError): boolean {
-    if (!error.retryable) return false;
-    if (error instanceof RateLimitError && error.code === 'CONCURRENCY_LIMIT') {
-      return this.#config.retryConcurrencyLimit;
-    }
-    return true;
-  }
 }
 
-/** One failed attempt, with the wait the service asked for (if any) before the next. */
-class AttemptFailure {
-  constructor(
-    readonly error: APIError | MediaGenError,
-    readonly delayMs?: number,
-  ) {}
-}
-
-/** 1 s, 2 s, 4 s … capped at 30 s, minus up to a quarter at random so clients don't resend in step. */
+/**
+ * 1 s, 2 s, 4 s … capped at 30 s (the contract's floor), plus up to a quarter at random so
+ * clients don't resend in step: jitter only lengthens a wait, and never past the cap.
+ */
 export function backoff(attempt: number): number {
-  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_START_MS * 2 ** (attempt - 1));
-  return Math.round(base * (1 - Math.random() * 0.25));
+  return Math.min(BACKOFF_CAP_MS, Math.round(BACKOFF_START_MS * 2 ** (attempt - 1) * (1 + Math.random() / 4)));
 }
 
 function describe(error: unknown): string {

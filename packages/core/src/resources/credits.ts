@@ -1,4 +1,4 @@
-import { type ResponseMeta, withMeta } from '../http/response-meta';
+import { type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import type { CreditsSummary } from '../types';
 import { expectCredits } from './shape';
@@ -13,7 +13,7 @@ export class Credits {
     this.#onRead = onRead;
   }
 
-  async get(options?: RequestOptions): Promise<CreditsSummary & ResponseMeta> {
+  async get(options?: RequestOptions): Promise<CreditsSummary & WithResponse> {
     const { data, meta } = await this.#transport.request<CreditsSummary>({
       ...options,
       method: 'GET',

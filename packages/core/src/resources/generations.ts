@@ -13,7 +13,7 @@ import { generationFromEvent } from '../events/generation-from-event';
 import type { Gate } from '../gate/gate';
 import { ERROR_BODY_MAX, readText } from '../http/read-text';
 import { errorFromResponse } from '../http/response-error';
-import { type ResponseMeta, withMeta } from '../http/response-meta';
+import { type ResponseMeta, type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import { isExpired } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
@@ -27,7 +27,7 @@ import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
 import { isTerminal, normalizeGeneration } from './normalize';
-import { expectGeneration, expectObject, expectSubmitted } from './shape';
+import { expectEstimate, expectGeneration, expectSubmitted } from './shape';
 
 export interface Submitted extends ResponseMeta {
   /** The `Idempotency-Key` this submit was sent with: store it to resubmit safely after a restart. */
@@ -87,7 +87,7 @@ export class Generations {
    * Params are checked against the model list first (`validate`), and with the gate on the
    * call waits for a submit slot.
    */
-  async create(params: TypedGenerateParams, options: RequestOptions = {}): Promise<SubmitResponse & Submitted> {
+  async create(params: TypedGenerateParams, options: RequestOptions = {}): Promise<SubmitResponse & WithResponse<Submitted>> {
     // Made first, so that every error out of this call (validation and the gate included)
     // carries the key a resend must use.
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
@@ -122,7 +122,7 @@ export class Generations {
   }
 
   /** The exact cost of `params`, from the same validation and pricing as a submit. Charges nothing. */
-  async estimate(params: TypedGenerateParams, options: RequestOptions = {}): Promise<EstimateResponse & ResponseMeta> {
+  async estimate(params: TypedGenerateParams, options: RequestOptions = {}): Promise<EstimateResponse & WithResponse> {
     const list = await this.#check(params, options.signal);
     try {
       const { data, meta } = await this.#transport.request<EstimateResponse>({
@@ -130,7 +130,7 @@ export class Generations {
         method: 'POST',
         path: '/api/v1/generate',
         body: { ...params, estimate: true },
-        expect: expectObject,
+        expect: expectEstimate,
       });
       return withMeta(data, meta);
     } catch (error) {
@@ -180,7 +180,7 @@ export class Generations {
   }
 
   /** `GET /api/v1/generations/{id}`: the generation in any state (a failed job is not an HTTP error). */
-  async get(id: string, options: RequestOptions = {}): Promise<Generation & ResponseMeta> {
+  async get(id: string, options: RequestOptions = {}): Promise<Generation & WithResponse> {
     if (typeof id !== 'string' || id === '') {
       throw new ConfigurationError('generations.get(id) needs a generation_id.');
     }
@@ -239,7 +239,7 @@ export class Generations {
    * Resolves with the generation once `completed` or `failed`, whichever it is: on its verified
    * webhook published to `client.events` (by the app's receiver) or on a poll, whichever is first.
    */
-  async wait(id: string, options: WaitOptions = {}): Promise<Generation & ResponseMeta> {
+  async wait(id: string, options: WaitOptions = {}): Promise<Generation & WithResponse> {
     try {
       return await this.#poll(id, options, false);
     } catch (error) {
@@ -252,7 +252,7 @@ export class Generations {
    * carries the submit's `idempotencyKey`, and the `generationId` once the submit was accepted:
    * resending with that key (or waiting on that id) never bills a second generation.
    */
-  async run(params: TypedGenerateParams, options: RunOptions = {}): Promise<Generation & ResponseMeta> {
+  async run(params: TypedGenerateParams, options: RunOptions = {}): Promise<Generation & WithResponse> {
     const { maxRetries, signal } = options;
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const submitted = await this.create(params, { idempotencyKey, maxRetries, signal });
@@ -270,12 +270,12 @@ export class Generations {
    * first ends the wait. The subscription is made before the first read (an event published
    * meanwhile is not missed) and removed on every exit: result, deadline, abort or error.
    */
-  async #poll(id: string, options: WaitOptions, justCreated: boolean): Promise<Generation & ResponseMeta> {
+  async #poll(id: string, options: WaitOptions, justCreated: boolean): Promise<Generation & WithResponse> {
     const { signal, onUpdate } = options;
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
     const listener = listenForTerminalEvent(this.#config.events, id);
     let lastStatus: string | undefined;
-    const seen = (generation: Generation & ResponseMeta) => {
+    const seen = (generation: Generation & WithResponse) => {
       if (generation.status !== lastStatus) {
         lastStatus = generation.status;
         onUpdate?.(generation);
@@ -302,7 +302,7 @@ export class Generations {
    * resource with freshly signed links. Should that read fail (or still show it running, a
    * replica lagging behind the webhook), the resource is built from the signed event instead.
    */
-  async #afterEvent(id: string, event: WebhookEvent, signal: AbortSignal | undefined): Promise<Generation & ResponseMeta> {
+  async #afterEvent(id: string, event: WebhookEvent, signal: AbortSignal | undefined): Promise<Generation & WithResponse> {
     try {
       const generation = await this.get(id, { signal, maxRetries: 0 });
       if (isTerminal(generation)) return generation;
@@ -311,7 +311,8 @@ export class Generations {
     }
     const gate = this.#config.gate;
     if (gate.enabled) await gate.settle(id).catch(() => {});
-    return withMeta(generationFromEvent(event.data), { requestId: undefined, rateLimitRemaining: undefined, creditsBalance: undefined });
+    // Built from the event, not a response: no request id, rate or balance to report.
+    return withMeta(generationFromEvent(event.data), {} as ResponseMeta);
   }
 
   /** One poll interval (capped by the deadline), cut short when the webhook is heard. */

@@ -1,4 +1,4 @@
-import { type ResponseMeta, withMeta } from '../http/response-meta';
+import { type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import type { Model, ModelList } from '../types';
 import { expectModelList } from './shape';
@@ -27,7 +27,7 @@ export class Models {
   }
 
   /** Always asks the service, and refreshes the cache. The list is the account's own allowlist. */
-  async list(options?: RequestOptions): Promise<ModelList & ResponseMeta> {
+  async list(options?: RequestOptions): Promise<ModelList & WithResponse> {
     const { data, meta } = await this.#transport.request<ModelList>({
       ...options,
       method: 'GET',

@@ -23,8 +23,15 @@ export const expectGeneration = /* @__PURE__ */ fields({ generation_id: 'string'
 /** The 202 of a submit: its `generation_id` is what everything after it needs. */
 export const expectSubmitted = /* @__PURE__ */ fields({ generation_id: 'string' });
 
-/** An estimate's shape is not in the contract: any object. */
-export const expectObject = /* @__PURE__ */ fields({});
+const cost = /* @__PURE__ */ fields({ credits_estimate: 'number' });
+
+/**
+ * An estimate's shape is not in the contract, but it "returns the exact cost": the number the
+ * submit calls `credits_estimate`. A `generation_id` means the service made (and may bill) a
+ * generation: never taken for a quote, and named so the caller can find it.
+ */
+export const expectEstimate: Check = (data) =>
+  isObject(data) && data.generation_id ? `generation ${String(data.generation_id).slice(0, 64)}, not an estimate` : cost(data);
 
 export const expectCredits = /* @__PURE__ */ fields({ balance: 'number' });
 

@@ -1,4 +1,4 @@
-import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
+import { BODY_TIMEOUT, BODY_TOO_LARGE, decodeJsonText, isJsonContentType, readBody } from '../util/body';
 import { routeError } from './route-error';
 
 /**
@@ -14,7 +14,7 @@ export async function readJsonObject(request: Request, maxBytes: number, timeout
   }
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(await readBody(request, maxBytes, Date.now() + timeoutMs)));
+    value = JSON.parse(decodeJsonText(await readBody(request, maxBytes, Date.now() + timeoutMs)));
   } catch (error) {
     if (error === BODY_TOO_LARGE) throw routeError('INVALID_BODY', `The body is larger than ${maxBytes} bytes.`, {}, 413);
     if (error === BODY_TIMEOUT) throw routeError('REQUEST_TIMEOUT', 'The body did not arrive in time.');

@@ -3,6 +3,15 @@ export function isJsonContentType(value: string | null | undefined): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(value ?? '');
 }
 
+/**
+ * JSON body bytes as text, throwing (a `TypeError`) on bytes that are not UTF-8: JSON is UTF-8
+ * (RFC 8259), so such a body is unparseable (`422 INVALID_BODY`, as the emulator answers), not
+ * text to patch with U+FFFD.
+ */
+export function decodeJsonText(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+}
+
 /** Thrown by `readBody` past its limit. */
 export const BODY_TOO_LARGE = Symbol('body too large');
 /** Thrown by `readBody` when the body is still arriving at its deadline. */

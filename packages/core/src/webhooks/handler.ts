@@ -7,7 +7,7 @@ import { readEnv } from '../util/env';
 import { ERROR_CODES, errorCodeInfo } from '../wire/error-codes';
 import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
 import { refusalResponse, webhookRefusal } from './refusals';
-import { verifyWebhookWith, type WebhookEvent } from './verify';
+import { type VerifiedWebhookEvent, verifyWebhookWith, type WebhookEvent } from './verify';
 
 export interface WebhookContext {
   request: Request;
@@ -153,7 +153,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       // network: answer 5xx so the service retries it (a 4xx would end its chain for good).
       return webhookRefusal(error === BODY_TIMEOUT ? 'WEBHOOK_BODY_TIMEOUT' : 'WEBHOOK_BODY_UNREADABLE');
     }
-    let event: WebhookEvent;
+    let event: VerifiedWebhookEvent;
     try {
       const headers = request.headers;
       event = await verifyWebhookWith(hmac, {
@@ -166,11 +166,12 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
     } catch (error) {
       report(error);
       const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
-      // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
-      if (code === 'WEBHOOK_EVENT_UNSUPPORTED') return Response.json({ received: true, ignored: true });
       const { status, next } = errorCodeInfo(code) ?? ERROR_CODES.WEBHOOK_SIGNATURE_INVALID;
       return refusalResponse(status, code, isMediaGenError(error) ? error.message : 'The delivery was refused.', next);
     }
+
+    // A genuine event of a type added after this SDK: acknowledged, not handled, not retried.
+    if (event.type === 'unknown') return Response.json({ received: true, ignored: true });
 
     // Waiters learn of the result at once, whether or not this delivery is a duplicate.
     if (events) {

@@ -39,8 +39,21 @@ export interface GenerationFailedEvent extends WebhookEventBase {
   data: FailedWebhookPayload;
 }
 
-/** A verified delivery, typed from its signed body: narrow on `type`. */
+/** A verified generation event, typed from its signed body: narrow on `type`. What receivers hand to `onEvent`. */
 export type WebhookEvent = GenerationCompletedEvent | GenerationFailedEvent;
+
+/**
+ * An authentic delivery of a type this SDK does not know: the contract adds event types within
+ * v1 ("more types may come"). Safe to ignore; `data` is the signed body as sent (its `status`
+ * says what it is). Receivers acknowledge it with a 2xx and do not call `onEvent`.
+ */
+export interface UnknownWebhookEvent extends WebhookEventBase {
+  type: 'unknown';
+  data: Record<string, unknown>;
+}
+
+/** What `verifyWebhook` returns: a generation event, or one of a type added after this SDK. */
+export type VerifiedWebhookEvent = WebhookEvent | UnknownWebhookEvent;
 
 const SIGNATURE = /^\s*sha256=([0-9a-f]{64})\s*$/i;
 
@@ -49,12 +62,12 @@ const SIGNATURE = /^\s*sha256=([0-9a-f]{64})\s*$/i;
  * time, all of them always tried) and returns the typed event. Throws only
  * `WebhookVerificationError`, whatever the input.
  */
-export function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
+export function verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhookEvent> {
   return verifyWebhookWith(createHmac(), input);
 }
 
 /** `verifyWebhook` on a given HMAC (a receiver keeps one, with its key cache, for its life). */
-export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): Promise<WebhookEvent> {
+export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): Promise<VerifiedWebhookEvent> {
   const { body, signature, secrets, event, deliveryId } = input ?? ({} as VerifyWebhookInput);
   const list = (typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? secrets : []).filter(
     (s): s is string => typeof s === 'string' && s !== '',
@@ -83,50 +96,50 @@ export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): 
   }
   let data: unknown;
   try {
-    data = JSON.parse(new TextDecoder().decode(bytes));
+    // Bytes that are not UTF-8 are not JSON (util/body's decodeJsonText, inlined: this path is budgeted).
+    data = JSON.parse(new TextDecoder(undefined, { fatal: true }).decode(bytes));
   } catch {
     // Reported below, like any other non-object.
   }
   const payload = checkPayload(data);
-  const type = `generation.${payload.status}` as const;
-  // The header is not signed: it may only repeat what the signed body says.
+  // checkPayload makes a new object of a generation event, and returns any other body as is.
+  const type = payload === data ? 'unknown' : (`generation.${payload.status}` as const);
+  // The header is not signed: it may only repeat what the signed body says. (An unknown event
+  // is ignored whatever the header claims, so nothing hangs on it.)
   const eventHeader = single(event)?.trim();
-  if (eventHeader && eventHeader !== type) {
+  if (eventHeader && type !== 'unknown' && eventHeader !== type) {
     throw new WebhookVerificationError(`X-Service-Event contradicts the signed body (${type}).`, 'WEBHOOK_EVENT_MISMATCH');
   }
-  const id = single(deliveryId);
-  return { type, deliveryId: id ? id : undefined, data: payload } as WebhookEvent;
+  return { type, deliveryId: single(deliveryId) || undefined, data: payload } as VerifiedWebhookEvent;
 }
 
 /**
- * The signed body as a payload the event types can promise: a generation id and a terminal
- * status always; a link on completed; the error fields on failed. Unknown fields are kept.
+ * The signed body as a payload the event types can promise: on completed and failed, a
+ * generation id; a link on completed; the error fields on failed. Any other status is a type
+ * added after this SDK: its body is returned as sent. Unknown fields are always kept.
  */
-function checkPayload(data: unknown): WebhookPayload {
+function checkPayload(data: unknown): WebhookPayload | Record<string, unknown> {
   const body = (typeof data === 'object' && !Array.isArray(data) && data) || {};
   const { status, generation_id: id, output_url: url, error_code: code } = body as Record<string, unknown>;
   const invalid = (what: string) => new WebhookVerificationError(`Not an event: ${what}`, 'WEBHOOK_PAYLOAD_INVALID');
   if (body !== data) throw invalid('not a JSON object');
+  if (status !== 'completed' && status !== 'failed') return body as Record<string, unknown>; // the same object: unknown
   if (typeof id !== 'string' || !id) throw invalid('no generation_id');
   if (status === 'completed') {
     if (typeof url !== 'string') throw invalid('no output_url');
     const urls = (body as { output_urls?: unknown }).output_urls;
     return { ...body, output_urls: Array.isArray(urls) ? urls : [url] } as CompletedWebhookPayload;
   }
-  if (status === 'failed') {
-    // An earlier form may leave the message or the flag out; the code is what handlers branch on.
-    if (typeof code !== 'string') throw invalid('no error_code');
-    const { error_message: message, retryable } = body as Record<string, unknown>;
-    return {
-      ...body,
-      output_url: null,
-      output_urls: null,
-      error_message: typeof message === 'string' ? message : '',
-      retryable: retryable === true,
-    } as FailedWebhookPayload;
-  }
-  // The contract allows new event types within v1: not an attack, just not ours to handle.
-  throw new WebhookVerificationError(`Unsupported event: ${String(status).slice(0, 32)}`, 'WEBHOOK_EVENT_UNSUPPORTED');
+  // Failed. An earlier form may leave the message or the flag out; the code is what handlers branch on.
+  if (typeof code !== 'string') throw invalid('no error_code');
+  const { error_message: message, retryable } = body as Record<string, unknown>;
+  return {
+    ...body,
+    output_url: null,
+    output_urls: null,
+    error_message: typeof message === 'string' ? message : '',
+    retryable: retryable === true,
+  } as FailedWebhookPayload;
 }
 
 /** One header value; a repeated header (Node gives an array) counts as its first value. */
