@@ -13,7 +13,7 @@ export { type ParserRefusal, parserRefusal, parserRefusalResponse, REFUSAL_CODES
 export { type BodySource, findRawBody } from './node/raw-body';
 export { checkRawBodyKept, type RawBodySupport } from './node/raw-body-check';
 export { sendWebResponse } from './node/send-response';
-export type { NodeRequestLike, NodeResponseLike } from './node/types';
+export { type NodeRequestLike, type NodeRequestSource, type NodeResponseLike, nodeRequestOf, type WrappedNodeRequest } from './node/types';
 export { type ToWebRequestOptions, toWebRequest } from './node/web-request';
 export { createNodeWebhookHandler, type NodeWebhookContext, type NodeWebhookHandlerOptions } from './node/webhook';
 export { isParsedBody, isRawBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';

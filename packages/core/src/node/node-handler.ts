@@ -5,7 +5,7 @@ import { RAW_BODY_HELP } from '../webhooks/raw-body';
 import { parserRefusal, parserRefusalResponse } from './parser-refusal';
 import { findRawBody } from './raw-body';
 import { sendWebResponse } from './send-response';
-import type { NodeRequestLike, NodeResponseLike } from './types';
+import { type NodeRequestSource, type NodeResponseLike, nodeRequestOf } from './types';
 import { toWebRequest } from './web-request';
 
 export interface NodeHandlerOptions<Req> {
@@ -36,12 +36,12 @@ export interface NodeHandler<Req> {
  * middleware already parsed is passed on as JSON on the app's routes (nothing there is signed)
  * and refused on the webhook route, whose signature covers bytes that are gone.
  */
-export function createNodeHandler<Req extends NodeRequestLike>(
+export function createNodeHandler<Req extends NodeRequestSource>(
   handler: MediaGenHandler<Req>,
   options: NodeHandlerOptions<Req> = {},
 ): NodeHandler<Req> {
   const routeOf = (req: Req) => {
-    const node = req.raw ?? req;
+    const node = nodeRequestOf(req);
     const url = options.url?.(req) ?? node.originalUrl ?? node.url ?? '/';
     return { node, url, route: handler.route(node.method ?? 'GET', pathOf(url)) };
   };
@@ -53,7 +53,7 @@ export function createNodeHandler<Req extends NodeRequestLike>(
       let body: Uint8Array | string | undefined;
       if (source.kind === 'bytes') body = source.body;
       else if (source.kind === 'consumed' && route === 'webhook') return await sendWebResponse(res, bodyParsed(options));
-      else if (source.kind === 'consumed') body = JSON.stringify(req.body ?? null);
+      else if (source.kind === 'consumed') body = JSON.stringify((req as { body?: unknown }).body ?? null);
       const request = toWebRequest(node, { body, url });
       const response = await handler(request, req);
       // A body refused unread (413 by Content-Length) is drained, so the connection stays usable.

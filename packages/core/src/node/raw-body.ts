@@ -1,5 +1,5 @@
 import { isRawBody } from '../webhooks/raw-body';
-import type { NodeRequestLike } from './types';
+import { type NodeRequestSource, nodeRequestOf } from './types';
 
 export type BodySource =
   /** A parser kept the exact bytes (`express.raw()`, `express.text()`, `req.rawBody`). */
@@ -10,12 +10,12 @@ export type BodySource =
   | { kind: 'consumed' };
 
 /** Where the raw bytes of this request can still be found, if anywhere. */
-export function findRawBody(req: NodeRequestLike): BodySource {
+export function findRawBody(req: NodeRequestSource): BodySource {
   const { body, rawBody } = req;
   if (isRawBody(body)) return { kind: 'bytes', body: asBytes(body) };
   if (isRawBody(rawBody)) return { kind: 'bytes', body: asBytes(rawBody) };
   // body-parser sets `_body`; a stream read by anything else shows it in its own flags.
-  const node = req.raw ?? req;
+  const node = nodeRequestOf(req);
   const read = (req as { _body?: unknown })._body === true || node.readableDidRead === true || node.readableEnded === true;
   return read ? { kind: 'consumed' } : { kind: 'stream' };
 }

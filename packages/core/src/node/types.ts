@@ -17,8 +17,6 @@ export interface NodeRequestLike {
   body?: unknown;
   /** Raw bytes kept by NestJS (`rawBody: true`) or an app's own `verify` hook. */
   rawBody?: unknown;
-  /** Fastify's request keeps the Node request here. */
-  raw?: NodeRequestLike | undefined;
   readableDidRead?: boolean;
   readableEnded?: boolean;
   on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
@@ -39,4 +37,22 @@ export interface NodeResponseLike {
   flushHeaders?(): unknown;
   once?(event: 'close', listener: () => void): unknown;
   headersSent?: boolean;
+}
+
+/**
+ * A framework's request that wraps the Node request as `raw` (Fastify's `request`, NestJS on
+ * Fastify): the body a parser left and `rawBody` are on it, the stream and flags on `raw`.
+ */
+export interface WrappedNodeRequest {
+  raw: NodeRequestLike;
+  body?: unknown;
+  rawBody?: unknown;
+}
+
+/** What the Node layer takes: a Node request, or a framework's request around one. */
+export type NodeRequestSource = NodeRequestLike | WrappedNodeRequest;
+
+/** The Node request itself. */
+export function nodeRequestOf(req: NodeRequestSource): NodeRequestLike {
+  return ('raw' in req && req.raw ? req.raw : req) as NodeRequestLike;
 }

@@ -80,6 +80,10 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   }
 
   const handler = async function mediagenHandler(request: Request, platform?: Platform): Promise<Response> {
+    return closeIfUnread(request, await route(request, platform));
+  } as MediaGenHandler<Platform>;
+
+  async function route(request: Request, platform: Platform | undefined): Promise<Response> {
     const path = relativePath(new URL(request.url).pathname, basePath);
     const match = path === undefined ? undefined : matchRoute(path);
     if (!match) return refusal('NOT_FOUND', 'No such route.');
@@ -104,7 +108,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       if (response.status >= 500) report(error, context);
       return withHeaders(response, allowed);
     }
-  } as MediaGenHandler<Platform>;
+  }
 
   /** A path of these routes is this handler's (a wrong method answers 405), unless it is not configured here. */
   function serves(name: RouteName, method: string): boolean {
@@ -121,6 +125,16 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     actions,
     basePath,
   });
+}
+
+/**
+ * A body left unread (refused by its type, its size or its route) would be read by the server
+ * as the start of the next request on the connection, or make it drop the connection under
+ * the client's next request: `Connection: close` tells the client to open a new one.
+ */
+function closeIfUnread(request: Request, response: Response): Response {
+  const unread = response.status === 413 || (request.body !== null && !request.bodyUsed);
+  return unread ? withHeaders(response, { connection: 'close' }) : response;
 }
 
 function refusal(code: keyof typeof ERROR_CODES, message: string): Response {
