@@ -159,7 +159,12 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await expect.poll(() => done.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     const id = await card.getAttribute('data-id');
     // Learnt from the webhook: the studio's record says so, and the emulator delivered it.
-    await expect.poll(async () => (await stack.list()).find((g) => g.generation_id === id)?.source).toBe('webhook');
+    // (Listed as this browser's user: `page.request` sends the page's cookie.)
+    const mine = async () =>
+      ((await (await page.request.get(`${stack.origin}/api/generations`)).json()) as { generations: any[] }).generations;
+    await expect.poll(async () => (await mine()).find((g) => g.generation_id === id)?.source).toBe('webhook');
+    // Another browser (another user) sees none of it.
+    expect((await stack.user().list()).map((g) => g.generation_id)).not.toContain(id);
     expect((await stack.deliveries(id!))[0]).toMatchObject({ status: 200, outcome: 'delivered', url: stack.webhookUrl });
     await expect.poll(() => page.locator('#balance').textContent()).not.toBe(balanceBefore);
     expect(await page.locator('#error').textContent()).toBe('');
