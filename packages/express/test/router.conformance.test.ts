@@ -1,4 +1,10 @@
-import { describeRouteConformance, type RouteAdapterOptions } from '@mediagen/conformance';
+import {
+  describeRouteConformance,
+  describeWebhookConformance,
+  type RouteAdapterOptions,
+  type WebhookAdapterOptions,
+} from '@mediagen/conformance';
+import { MediaGenClient } from '@mediagen/core';
 import express5 from 'express';
 import express4 from 'express4';
 import { mediagenRouter } from '../src';
@@ -18,3 +24,14 @@ describeRouteConformance({ name: 'express 5', start: (options) => start(express5
 describeRouteConformance({ name: 'express 4', start: (options) => start(express4, options) });
 describeRouteConformance({ name: 'express 5 behind express.json()', start: (options) => start(express5, options, 'json') });
 describeRouteConformance({ name: 'express 4 behind express.json()', start: (options) => start(express4, options, 'json') });
+
+// The webhook route of the same router (the receiver alone calls no API: its client is never used).
+const unusedClient = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
+async function startReceiver(expressModule: ExpressModule, { secrets, onEvent, limit }: WebhookAdapterOptions) {
+  const { origin, close } = await serve(expressModule, (app) => {
+    app.use('/api', mediagenRouter({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes: limit }, onError: () => {} }));
+  });
+  return { url: `${origin}/api/webhooks/mediagen`, close };
+}
+describeWebhookConformance({ name: 'express 5 mediagenRouter', start: (options) => startReceiver(express5, options) });
+describeWebhookConformance({ name: 'express 4 mediagenRouter', start: (options) => startReceiver(express4, options) });
