@@ -8,9 +8,23 @@ export function plainPackages(): PackageJson[] {
     .filter((pkg) => frameworkPeers(pkg).length === 0);
 }
 
-/** The peers a package needs from the app (express, next, @nestjs/*), not our own packages. */
+/** The peers a package needs from the app (express, next, @nestjs/*), not our own packages nor optional ones. */
 export function frameworkPeers(pkg: PackageJson): string[] {
-  return Object.keys(pkg.peerDependencies ?? {}).filter((name) => !name.startsWith('@mediagen/'));
+  const meta = (pkg.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>;
+  return Object.keys(pkg.peerDependencies ?? {}).filter((name) => !name.startsWith('@mediagen/') && meta[name]?.optional !== true);
+}
+
+/**
+ * Optional peers (msw for `@mediagen/emulator/msw`, ai for `@mediagen/ai-sdk`) at the version the
+ * package is developed against: a user of that entry has them, and its README's snippets use them.
+ */
+function optionalPeers(pkg: PackageJson): Record<string, string> {
+  const meta = (pkg.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>;
+  const peers: Record<string, string> = {};
+  for (const [name, range] of Object.entries(pkg.peerDependencies ?? {})) {
+    if (meta[name]?.optional === true) peers[name] = pkg.devDependencies?.[name] ?? range;
+  }
+  return peers;
 }
 
 /** Our packages `pkg` needs, itself included, plus the emulator to run against. */
@@ -41,11 +55,15 @@ export function frameworkProject(pkg: PackageJson, tarballs: Record<string, stri
 
 /** The plain project: every plain package's tarball, TypeScript, Node's types and esbuild. */
 export function plainProject(dir: string, tarballs: Record<string, string>): Promise<string> {
+  const plain = plainPackages();
   return npmProject(dir, {
-    dependencies: fileDeps(
-      tarballs,
-      plainPackages().map((pkg) => pkg.name),
-    ),
+    dependencies: {
+      ...fileDeps(
+        tarballs,
+        plain.map((pkg) => pkg.name),
+      ),
+      ...Object.assign({}, ...plain.map(optionalPeers)),
+    },
     devDependencies: { ...TOOLS },
   });
 }

@@ -21,7 +21,10 @@ function walk(dir: string): string[] {
 export function unexpectedFiles(files: string[]): string[] {
   const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/.+)$/;
   const testLike = /(^|\/)(test|tests|__tests__|fixtures?)\/|\.(test|spec)\.[cm]?[jt]sx?$/;
-  return files.filter((file) => !allowed.test(file) || testLike.test(file));
+  // An app template (create-mediagen's dist/templates/<name>/) is a whole app: its tests are
+  // part of what the user gets, not the package's own.
+  const template = /^dist\/templates\/[^/]+\/./;
+  return files.filter((file) => !allowed.test(file) || (testLike.test(file) && !template.test(file)));
 }
 
 /**

@@ -1,17 +1,17 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-// The same script the samples' READMEs tell users to run to copy one out.
-import { copySample } from '../../scripts/copy-sample.mjs';
+import { CREATE_PACKAGE, createFromTarball, useTarballs } from '../src/create-app';
 import { CHECK_KEY, CHECK_SECRET, freePort, type InstalledEmulator, startInstalledEmulator, waitFor } from '../src/emulator';
 import { npmInstall } from '../src/npm';
 import { run, type Service, startService } from '../src/run';
-import { ROOT, sampleApps } from '../src/workspace';
+import { sampleApps } from '../src/workspace';
 
-// Each apps/*-sample copied out of the monorepo as a user copies it, its workspace: dependencies
-// swapped for the packed tarballs, installed with npm, built, started with `npm start` against
-// the emulator (installed the same way), then one generation submitted through the app and seen
-// completed through the webhook.
+// Each apps/*-sample written out as a user gets it, `npm create mediagen <dir> -- --template <t>`
+// run from create-mediagen's packed tarball in a clean folder outside the workspace; its
+// published @mediagen/* ranges then pointed at the packed tarballs (nothing is on the registry
+// yet), installed with npm, built, started with `npm start` against the emulator (installed the
+// same way), then one generation submitted through the app and seen completed through the webhook.
 const tarballs = inject('tarballs');
 const scratch = inject('scratch');
 const running: { stop: () => Promise<void> }[] = [];
@@ -24,14 +24,19 @@ interface Known {
   status: string;
 }
 
-describe.each(sampleApps().map(({ dir, pkg }) => [pkg.name, dir] as const))('%s copied out of the monorepo', (name, sampleDir) => {
+const templates = sampleApps().map(({ dir }) => basename(dir).replace(/-sample$/, ''));
+
+describe.each(templates)('npm create mediagen -- --template %s', (name) => {
   it('installs with npm, builds, starts with npm start and completes a generation through the webhook', async () => {
-    const dest = join(scratch, 'samples', name);
-    copySample(sampleDir, dest, { tarballs: new Map(Object.entries(tarballs)), root: ROOT });
+    const dest = await createFromTarball(tarballs[CREATE_PACKAGE]!, join(scratch, 'samples'), `my-${name}-app`, name);
+    const ranges = useTarballs(dest, tarballs);
+    expect(Object.keys(ranges), 'the app depends on the published @mediagen packages').toContain('@mediagen/core');
     // Nothing of the monorepo comes along: its configs (extending the root's) and its local state.
     for (const file of ['turbo.json', 'biome.json', 'data', 'test-output', 'node_modules']) {
       expect(existsSync(join(dest, file)), file).toBe(false);
     }
+    // npm drops .gitignore from a tarball; create-mediagen carries it under another name.
+    expect(existsSync(join(dest, '.gitignore')), '.gitignore').toBe(true);
     await npmInstall(dest, inject('installEnv'));
     await run('npm', ['run', 'build'], { cwd: dest, timeoutMs: 180_000, env: { NEXT_TELEMETRY_DISABLED: '1' } });
     expect(

@@ -17,6 +17,16 @@ describe('package contents rules', () => {
     ]);
   });
 
+  it("allows an app template's own tests under dist/templates/<name>/, and nothing else there", () => {
+    const files = ['package.json', 'dist/cli.js', 'dist/templates/express/test/app.e2e.test.ts', 'dist/templates/express/src/app.ts'];
+    expect(unexpectedFiles(files)).toEqual([]);
+    expect(unexpectedFiles(['dist/templates/x.test.js', 'dist/template/express/test/a.ts', 'templates/express/src/app.ts'])).toEqual([
+      'dist/templates/x.test.js',
+      'dist/template/express/test/a.ts',
+      'templates/express/src/app.ts',
+    ]);
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'maps-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const map = (name: string, body: object) => {

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { CreditsSummary, EstimateResponse, Generation as GenerationBody, Model, ModelList, SubmitResponse } from '@mediagen/core/wire';
 import type { Account } from './accounts.js';
 import { bySlug, entries } from './catalog.js';
@@ -15,12 +14,6 @@ import { checkShape, normalize } from './validate.js';
 const iso = (ms: number): string => new Date(ms).toISOString();
 const thousands = new Intl.NumberFormat('en-US');
 const rateLimit = (a: Account) => ({ per_minute: a.limits?.perMinute ?? 0, max_concurrent: a.limits?.maxConcurrent ?? 0 });
-
-/**
- * The base address links are built on: the emulator's own listening address, never the request's
- * `Host` header (a client-chosen `Host: attacker.example` would otherwise mint links to any host).
- */
-export const baseOf = (_req: IncomingMessage, listening: string): string => listening;
 
 export function generationView(s: EmulatorState, g: Generation, base: string, rid: string): Record<string, unknown> {
   const status = s.generations.status(g);

@@ -1,18 +1,18 @@
-import type { IncomingMessage } from 'node:http';
 import { FAULTS_MAX, MAX_CLOCK_OFFSET_MS } from './bounds.js';
 import { type AccountStatus, STATUSES, TIERS, type Tier } from './config.js';
 import { EmulatorHttpError } from './errors.js';
 import { parseFault } from './faults.js';
-import { decodeSegment, hasBody, parseJson, parseJsonObject, type Reply, readBody, toErrorReply } from './http.js';
+import { decodeSegment, parseJson, parseJsonObject, type Reply, toErrorReply } from './http.js';
 import { MinuteWindow } from './ratelimit.js';
+import type { EmulatorRequest } from './request.js';
 import type { EmulatorState } from './state.js';
 
 /**
  * `/__emulator/*`: test-only controls, the emulator's equivalent of test card numbers.
- * They answer only to loopback peers, even when the API listens on every interface.
+ * Over the network they answer only to loopback peers, even when the API listens on every
+ * interface; in-process (`createEmulator`) the caller is the test itself.
  */
-export function isLoopback(req: IncomingMessage): boolean {
-  const a = req.socket.remoteAddress ?? '';
+export function isLoopbackAddress(a: string): boolean {
   return a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.');
 }
 
@@ -23,17 +23,18 @@ const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
 const isLoopbackName = (hostname: string): boolean => LOOPBACK_NAMES.has(hostname) || /^127(?:\.\d{1,3}){3}$/.test(hostname);
 
 /**
- * What a control request must show besides a loopback peer, so that a web page the developer
- * visits cannot drive the emulator: a loopback `Host` (a DNS-rebound name is refused), no
- * foreign `Origin` (a cross-site form or fetch), and a JSON body (a `text/plain` "simple"
- * request cannot carry one). Null when the request passes.
+ * Who may drive the controls over the network: a loopback peer (others get the 404 an unknown
+ * route gets), with a loopback `Host` (a DNS-rebound name is refused) and no foreign `Origin`
+ * (a cross-site form or fetch), so that a web page the developer visits cannot drive the
+ * emulator. Null when the request passes.
  */
-export function controlRefusal(req: IncomingMessage): EmulatorHttpError | null {
-  const host = req.headers.host;
+export function networkControlAccess(peer: string, header: (name: string) => string | undefined): EmulatorHttpError | null {
+  if (!isLoopbackAddress(peer)) return new EmulatorHttpError(404, 'NOT_FOUND', 'Not found.');
+  const host = header('host');
   if (host === undefined || !LOOPBACK_HOST.test(host)) {
     return new EmulatorHttpError(403, 'CONTROL_FORBIDDEN', 'Test controls answer only to a loopback Host (127.0.0.1, localhost or [::1]).');
   }
-  const origin = req.headers.origin;
+  const origin = header('origin');
   if (origin !== undefined) {
     let hostname = '';
     try {
@@ -45,21 +46,23 @@ export function controlRefusal(req: IncomingMessage): EmulatorHttpError | null {
       return new EmulatorHttpError(403, 'CONTROL_FORBIDDEN', 'Test controls refuse requests from a web page of another origin.');
     }
   }
-  if (hasBody(req)) {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type !== 'application/json') {
-      return new EmulatorHttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Test control bodies must be sent as Content-Type: application/json.');
-    }
-  }
   return null;
+}
+
+/** Control bodies are JSON (a `text/plain` "simple" request cannot carry one), on every mount. */
+function mediaTypeRefusal(req: EmulatorRequest): EmulatorHttpError | null {
+  if (!req.hasBody) return null;
+  const type = (req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type === 'application/json') return null;
+  return new EmulatorHttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Test control bodies must be sent as Content-Type: application/json.');
 }
 
 const badField = (field: string, message: string): EmulatorHttpError =>
   new EmulatorHttpError(400, 'INVALID_BODY', message, { details: { field } });
 
 /** A control body: an object with only `allowed` keys; an empty body is `{}`. */
-async function jsonBody(req: IncomingMessage, allowed: readonly string[]): Promise<Record<string, unknown>> {
-  const raw = await readBody(req);
+async function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Promise<Record<string, unknown>> {
+  const raw = await req.body();
   const body = raw.length === 0 ? {} : parseJsonObject(raw, 400);
   for (const k of Object.keys(body)) {
     if (!allowed.includes(k)) {
@@ -150,8 +153,10 @@ function accountView(s: EmulatorState, id: string): Reply {
   };
 }
 
-export async function handleControl(s: EmulatorState, req: IncomingMessage, path: string, query: string, method: string): Promise<Reply> {
+export async function handleControl(s: EmulatorState, req: EmulatorRequest, path: string, query: string, method: string): Promise<Reply> {
   try {
+    const refusal = mediaTypeRefusal(req);
+    if (refusal) throw refusal;
     s.scheduler.runDue();
     const route = `${method} ${path}`;
     switch (route) {
@@ -184,7 +189,7 @@ export async function handleControl(s: EmulatorState, req: IncomingMessage, path
       case 'GET /__emulator/faults':
         return { status: 200, body: { faults: s.faults.all() } };
       case 'POST /__emulator/faults': {
-        const v = parseJson(await readBody(req), 400);
+        const v = parseJson(await req.body(), 400);
         const list = (Array.isArray(v) ? v : [v]).map(parseFault);
         if (s.faults.size + list.length > FAULTS_MAX) {
           throw badField('fault', `At most ${FAULTS_MAX} faults may be pending; ${s.faults.size} are.`);

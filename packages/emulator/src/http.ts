@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BODY_LIMIT, MAX_JSON_DEPTH } from './bounds.js';
-import { H } from './constants.js';
 import { EmulatorHttpError, nextFor } from './errors.js';
+import { serializeReply } from './serialize.js';
 
 /** What a handler answers; the router writes it (or a fault replaces it). */
 export interface Reply {
@@ -148,25 +148,11 @@ export function toErrorReply(e: EmulatorHttpError): Reply {
   };
 }
 
-/** Writes a reply; JSON bodies get `request_id` equal to the X-Request-Id header. */
+/** Writes a reply on a Node response (the in-process mount writes the same `serializeReply`). */
 export function send(res: ServerResponse, rid: string, reply: Reply, head = false): void {
-  const headers: Record<string, string> = { ...reply.headers };
-  let payload: Buffer | string | undefined;
-  if (reply.raw) {
-    payload = reply.raw;
-  } else if (reply.json !== undefined) {
-    payload = reply.json;
-    headers['content-type'] = 'application/json; charset=utf-8';
-  } else if (reply.body) {
-    const body = 'request_id' in reply.body ? reply.body : { ...reply.body, request_id: rid };
-    if (typeof body.request_id === 'string') rid = body.request_id;
-    payload = JSON.stringify(body);
-    headers['content-type'] = 'application/json; charset=utf-8';
-  }
-  headers[H.requestId] = rid;
+  const { status, headers, payload } = serializeReply(rid, reply);
   // A body this route never read (or read only in part) is not drained: close after answering.
   if (hasBody(res.req) && !res.req.complete) headers.connection = 'close';
-  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
-  res.writeHead(reply.status, headers);
+  res.writeHead(status, headers);
   res.end(head ? undefined : payload);
 }

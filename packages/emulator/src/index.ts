@@ -95,4 +95,14 @@ export { catalog } from './catalog.js';
 export type { AccountConfig, AccountStatus, EmulatorConfig, EnvLike, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
 export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
 export type { Fault, FaultEndpoint } from './faults.js';
-export type { DeliveryRow } from './webhooks.js';
+export {
+  type AccountPatch,
+  type AccountView,
+  type CreateEmulatorOptions,
+  createEmulator,
+  EmulatorControlError,
+  type FaultInput,
+  IN_PROCESS_URL,
+  type InProcessEmulator,
+} from './in-process.js';
+export type { DeliveryRow, WebhookFetch } from './webhooks.js';

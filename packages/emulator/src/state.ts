@@ -7,9 +7,14 @@ import { type Generation, Generations } from './generations.js';
 import { IdempotencyStore } from './idempotency.js';
 import { LinkSigner, OutputCache } from './output.js';
 import { Scheduler } from './scheduler.js';
-import { Webhooks } from './webhooks.js';
+import { fetchTransport, type WebhookFetch, Webhooks } from './webhooks.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+export interface StateOptions {
+  /** Deliver webhooks to this in-process receiver instead of over the network. */
+  webhookFetch?: WebhookFetch;
+}
 
 /** Everything the emulator holds in memory; `reset()` puts it back to the start state. */
 export class EmulatorState {
@@ -25,8 +30,16 @@ export class EmulatorState {
   /** Base address used in webhook payload links (no request to take a Host from). */
   baseUrl = '';
 
-  constructor(readonly config: ResolvedConfig) {
-    this.webhooks = new Webhooks(this.clock, config.timeScale);
+  /** Delivery chains still running, by generation id (the terminal step started them). */
+  private readonly delivering = new Map<string, Promise<void>>();
+  /** Callers of `settled()` whose generation has not reached a terminal state yet. */
+  private readonly waiters = new Map<string, Array<() => void>>();
+
+  constructor(
+    readonly config: ResolvedConfig,
+    options: StateOptions = {},
+  ) {
+    this.webhooks = new Webhooks(this.clock, config.timeScale, options.webhookFetch ? fetchTransport(options.webhookFetch) : undefined);
     this.accounts = new Accounts(config, this.clock);
     this.generations = new Generations(this.clock, this.scheduler, config.timeScale, (g) => this.onTerminal(g));
     // A key's answer is kept no longer than the generation record it names.
@@ -36,9 +49,43 @@ export class EmulatorState {
     );
   }
 
+  /**
+   * Resolves once the generation is terminal and every webhook chain it started has ended
+   * (delivered, rejected, failed or abandoned): the event a test waits on instead of a clock.
+   * False for an id the emulator does not hold.
+   */
+  settled(id: string): Promise<boolean> {
+    this.scheduler.runDue();
+    const g = this.generations.byId.get(id);
+    if (!g) return Promise.resolve(false);
+    const running = this.delivering.get(id);
+    if (running) return running.then(() => true);
+    const status = this.generations.status(g);
+    if (status === 'completed' || status === 'failed') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const list = this.waiters.get(id) ?? [];
+      list.push(() => resolve(this.generations.byId.has(id)));
+      this.waiters.set(id, list);
+    });
+  }
+
+  private wake(id: string): void {
+    const list = this.waiters.get(id);
+    this.waiters.delete(id);
+    for (const w of list ?? []) w();
+  }
+
+  private wakeAll(): void {
+    for (const id of [...this.waiters.keys()]) this.wake(id);
+    this.delivering.clear();
+  }
+
   private onTerminal(g: Generation): void {
     const endpoints = g.account.webhooks.filter((w) => w.enabled);
-    if (endpoints.length === 0) return;
+    if (endpoints.length === 0) {
+      this.wake(g.id);
+      return;
+    }
     const completed = g.state === 'completed';
     // Links in a webhook expire 3 days after completion.
     const urls = completed ? this.signer.links(this.baseUrl, g.id, g.entry, g.params, g.completedAt ?? this.clock.now()) : null;
@@ -62,7 +109,13 @@ export class EmulatorState {
             error_message: err?.message ?? '',
             retryable: err?.retryable ?? false,
           };
-    this.webhooks.dispatch(g.account.id, endpoints, completed ? 'generation.completed' : 'generation.failed', payload);
+    const chains = this.webhooks
+      .dispatch(g.account.id, endpoints, completed ? 'generation.completed' : 'generation.failed', payload)
+      .finally(() => {
+        if (this.delivering.get(g.id) === chains) this.delivering.delete(g.id);
+        this.wake(g.id);
+      });
+    this.delivering.set(g.id, chains);
   }
 
   reset(): void {
@@ -73,10 +126,12 @@ export class EmulatorState {
     this.generations.clear();
     this.clock.reset();
     this.accounts = new Accounts(this.config, this.clock);
+    this.wakeAll();
   }
 
   close(): void {
     this.scheduler.clear();
     this.webhooks.clear();
+    this.wakeAll();
   }
 }

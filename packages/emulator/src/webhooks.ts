@@ -40,7 +40,18 @@ interface AttemptResult {
   error: string | null;
 }
 
-function post(url: string, body: Buffer, headers: Record<string, string>): { done: Promise<AttemptResult>; abort(): void } {
+/** One delivery attempt: POSTs the body and settles with the receiver's status or a transport error. */
+export type WebhookTransport = (
+  url: string,
+  body: Buffer,
+  headers: Record<string, string>,
+) => { done: Promise<AttemptResult>; abort(): void };
+
+/** A fetch-shaped receiver in the same process: a route handler, `app.fetch`, or `fetch` itself. */
+export type WebhookFetch = (request: Request) => Response | Promise<Response>;
+
+/** Attempts over the network, with `node:http(s)` (the emulator's default). */
+export const networkTransport: WebhookTransport = (url, body, headers) => {
   let req: http.ClientRequest | null = null;
   let timer: NodeJS.Timeout | null = null;
   const done = new Promise<AttemptResult>((resolve) => {
@@ -77,6 +88,52 @@ function post(url: string, body: Buffer, headers: Record<string, string>): { don
     req.end(body);
   });
   return { done, abort: () => (req as http.ClientRequest | null)?.destroy() };
+};
+
+/**
+ * Attempts handed to a fetch-shaped receiver instead of the network (in-process tests). The
+ * same rules apply: the real-time 5 s window, redirects not followed, a thrown error counts
+ * as a transport failure and is retried.
+ */
+export function fetchTransport(receive: WebhookFetch): WebhookTransport {
+  return (url, body, headers) => {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | null = null;
+    const done = new Promise<AttemptResult>((resolve) => {
+      timer = setTimeout(() => {
+        resolve({ status: null, error: 'timeout' });
+        controller.abort();
+      }, WINDOW_MS);
+      let request: Request;
+      try {
+        request = new Request(url, { method: 'POST', headers, body: new Uint8Array(body), redirect: 'manual', signal: controller.signal });
+      } catch {
+        resolve({ status: null, error: 'invalid url' });
+        return;
+      }
+      Promise.resolve()
+        .then(() => receive(request))
+        .then(
+          (res) => {
+            resolve({ status: res.status, error: null });
+            // The answer's body is not read; release it.
+            res.body?.cancel().catch(() => undefined);
+          },
+          (e: unknown) => resolve({ status: null, error: transportError(e) }),
+        )
+        .finally(() => {
+          if (timer) clearTimeout(timer);
+        });
+    });
+    return { done, abort: () => controller.abort() };
+  };
+}
+
+/** The delivery log's `error` for a receiver that threw: the cause's code when it has one. */
+function transportError(e: unknown): string {
+  const cause = (e as { cause?: { code?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code === 'ECONNRESET' ? 'connection reset' : cause.code;
+  return (e as Error)?.name === 'AbortError' ? 'timeout' : 'receiver threw';
 }
 
 /**
@@ -94,15 +151,19 @@ export class Webhooks {
   constructor(
     private readonly clock: Clock,
     private readonly timeScale: number,
+    private readonly post: WebhookTransport = networkTransport,
   ) {}
 
-  dispatch(accountId: string, endpoints: Endpoint[], event: WebhookEventType, payload: WebhookPayload): void {
-    if (endpoints.length === 0) return;
+  /** Starts one delivery chain per endpoint; resolves when every chain has ended (or was dropped). */
+  dispatch(accountId: string, endpoints: Endpoint[], event: WebhookEventType, payload: WebhookPayload): Promise<void> {
     // Same bytes for every attempt and endpoint: receivers de-duplicate on generation_id.
     const body = Buffer.from(JSON.stringify(payload));
-    for (const ep of endpoints) {
-      void this.chain(accountId, ep, event, payload.generation_id, body, this.epoch);
-    }
+    const chains = endpoints.map((ep) =>
+      this.chain(accountId, ep, event, payload.generation_id, body, this.epoch).catch((e: unknown) => {
+        process.emitWarning(`mediagen-emulator: webhook chain: ${(e as Error)?.stack ?? String(e)}`);
+      }),
+    );
+    return Promise.all(chains).then(() => undefined);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -155,7 +216,7 @@ export class Webhooks {
       this.push(row);
       last = row;
       const t0 = monotonic();
-      const p = post(ep.url, body, {
+      const p = this.post(ep.url, body, {
         'content-type': 'application/json',
         'user-agent': WEBHOOK_USER_AGENT,
         [H.signature]: signature,

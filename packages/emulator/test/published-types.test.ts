@@ -40,13 +40,20 @@ function typecheckConsumer(source: string, moduleResolution: 'bundler' | 'node16
 }
 
 const consumer = `
-import { startEmulator, resolveConfig, type EmulatorConfig } from '@mediagen/emulator';
+import { createEmulator, startEmulator, resolveConfig, type EmulatorConfig } from '@mediagen/emulator';
+import { mediagenHandlers } from '@mediagen/emulator/msw';
 const config: EmulatorConfig = { timeScale: 0.01 };
 export async function main(): Promise<string> {
   const emu = await startEmulator({ port: 0, config });
   resolveConfig(config, { MEDIAGEN_WEBHOOK_URL: undefined });
   await emu.close();
-  return emu.url;
+  const inProcess = createEmulator({ config, webhookFetch: async (request: Request) => new Response(await request.text()) });
+  const res: Response = await inProcess.fetch(inProcess.url + '/api/v1/models');
+  await inProcess.faults.add({ endpoint: 'generate', status: 500 });
+  await inProcess.clock.advance(1000);
+  const handlers: unknown[] = mediagenHandlers(inProcess);
+  await inProcess.close();
+  return emu.url + res.status + handlers.length;
 }
 `;
 

@@ -1,0 +1,166 @@
+// The docs' own words about each error code: which section of the page it goes in, when it
+// happens, and for the SDK's codes the class that carries it. The facts (status, retryable,
+// next) come from `ERROR_CODES` in `@mediagen/core/wire`. Until core exports that table, the
+// statuses and hints written here (the second column of SERVICE_CODES, the fourth of SDK_CODES)
+// stand in for it; once it does, they are unused and can go.
+
+/** [code, HTTP status (interim), when]: the service's request-time codes. */
+export const SERVICE_CODES = [
+  ['AUTH_MISSING', 401, 'No `Authorization` header, or not `Bearer <key>`.'],
+  ['KEY_INVALID', 401, 'The token lacks the key prefix or matches no key.'],
+  ['KEY_REVOKED', 401, 'The key was revoked.'],
+  ['UNAUTHORIZED', 401, 'Earlier form of `AUTH_MISSING`; the SDK reports it as `AUTH_MISSING`.'],
+  ['INSUFFICIENT_CREDITS', 402, 'The balance cannot cover the estimated cost (`balance`, `needed`).'],
+  ['TIER_LOCKED', 403, 'The account is Free or Standard.'],
+  ['MODEL_NOT_ALLOWED', 403, 'The model is not enabled for the account.'],
+  ['API_DISABLED', 403, 'The API is switched off platform-wide.'],
+  ['ACCOUNT_BANNED', 403, 'The account is banned (`until` when temporary).'],
+  ['ACCOUNT_FROZEN', 403, 'The account is frozen; generation is disabled (`until` when temporary).'],
+  ['ACCOUNT_RESTRICTED', 403, 'A narrower wallet-level restriction.'],
+  ['NOT_YOURS', 403, 'Earlier form of `NOT_FOUND` for another account’s id; the SDK reports it as `NOT_FOUND`.'],
+  ['CONTENT_POLICY_VIOLATION', 400, 'The prompt or an input image was flagged before dispatch. Nothing is charged.'],
+  ['ENHANCE_NOT_SUPPORTED', 400, '`enhance: true` on a model without `enhance_supported`.'],
+  ['OPTION_NOT_AVAILABLE', 400, 'A value the model has, but not for the mode or settings sent.'],
+  ['NOT_FOUND', 404, 'The generation id is unknown or another account’s (indistinguishable).'],
+  ['UNKNOWN_MODEL', 422, 'The slug matches no model.'],
+  [
+    'INVALID_BODY',
+    422,
+    'Catch-all: unparseable JSON, a value off the model’s list, out of range… (`details.field`). Also 413 for an upload over the size limit.',
+  ],
+  ['INVALID_PARAMS', 422, 'Earlier form of `INVALID_BODY` (`field`, `reason`); the SDK reports it as `INVALID_BODY`.'],
+  ['MISSING_PROMPT', 422, 'The model needs a non-empty prompt.'],
+  ['MODEL_NOT_API_SUPPORTED', 422, 'The model needs several role-tagged inputs the API cannot shape.'],
+  ['INPUT_VIDEO_NOT_SUPPORTED', 422, '`input_video` sent to a model that bills by the exact clip length.'],
+  ['INVALID_NUMBER_RESULTS', 422, '`number_results` outside the model’s range.'],
+  ['MODEL_CONTRACT_VIOLATION', 422, 'A per-model rule failed (a missing required input, an invalid combination).'],
+  ['IDEMPOTENCY_KEY_REUSED', 422, 'The same `Idempotency-Key` with a different body.'],
+  ['IDEMPOTENT_REQUEST_IN_FLIGHT', 409, 'The same key while the first request is still being enqueued.'],
+  ['RATE_LIMIT', 429, 'The per-minute submit limit (`Retry-After` in seconds).'],
+  ['CONCURRENCY_LIMIT', 429, 'Too many generations in flight (`in_flight`, `max_concurrent`).'],
+  ['INTERNAL_ERROR', 500, 'A service-side failure before billing or enqueue.'],
+  ['SAFETY_CHECK_UNAVAILABLE', 503, 'The image-safety checker is down. Nothing is charged.'],
+  ['PROVIDER_DOWN', 503, 'A provider outage.'],
+];
+
+/** [code, class, when, next (interim)]: codes the SDK makes itself, with no request answered. */
+export const SDK_CODES = [
+  [
+    'CONNECTION_ERROR',
+    'ConnectionError',
+    'No response: DNS, TCP, TLS or a dropped connection.',
+    'Retried with backoff; after the last attempt, resend a submit with `error.idempotencyKey`.',
+  ],
+  [
+    'TIMEOUT',
+    'TimeoutError',
+    'An attempt ran past `timeoutMs`, or `wait()` past its deadline.',
+    'Retried like a dropped connection; for `wait()`, call it again: the generation goes on.',
+  ],
+  ['ABORTED', 'AbortError', 'Your `AbortSignal` fired; nothing more is sent for the call.', 'Nothing to do: you cancelled it.'],
+  [
+    'CONFIGURATION_ERROR',
+    'ConfigurationError',
+    'A bad client option or argument, found before anything was sent.',
+    'Fix the option named in the message.',
+  ],
+  [
+    'PARAMS_INVALID',
+    'ParamsValidationError',
+    'The model’s own schema refuses the params; nothing was sent (`issues`).',
+    'Fix each of `error.issues`; `client.models.list()` says what each model accepts.',
+  ],
+  ['INVALID_RESPONSE', 'APIError', 'A 2xx whose body is not the contract’s (a proxy, a wrong `baseUrl`).', 'Check `baseUrl`.'],
+  [
+    'GATE_TIMEOUT',
+    'MediaGenError',
+    'The account gate found no submit slot in its `maxWaitMs`.',
+    'A slot frees when `wait()`/`run()` sees a generation end, or on `client.gate.settle(id)`.',
+  ],
+  [
+    'UNEXPECTED',
+    'MediaGenError',
+    'A non-SDK failure inside a submit (your hook, a store), wrapped.',
+    'See `error.cause`; the message is never sent to a browser.',
+  ],
+  [
+    'SUBMIT_REFUSED',
+    'SubmitRefusedError',
+    'Your `beforeSubmit` refused a submit (default 403).',
+    'Your own rule: the browser sees your message and `next`.',
+  ],
+  [
+    'WEBHOOK_SIGNATURE_MISSING',
+    'WebhookVerificationError',
+    'A delivery without the signature header (the receiver answers 401).',
+    'Not a delivery from the service.',
+  ],
+  [
+    'WEBHOOK_SIGNATURE_INVALID',
+    'WebhookVerificationError',
+    'The signature matches none of the secrets (401).',
+    'Check the secret; during a rotation pass both secrets.',
+  ],
+  [
+    'WEBHOOK_SECRET_MISSING',
+    'WebhookVerificationError',
+    'No webhook secret configured (500, so the service retries).',
+    'Set `MEDIAGEN_WEBHOOK_SECRET` or pass `secrets`.',
+  ],
+  [
+    'WEBHOOK_PAYLOAD_INVALID',
+    'WebhookVerificationError',
+    'Authentic bytes that are not an event (400).',
+    'Nothing: a retry would send the same bytes.',
+  ],
+  [
+    'WEBHOOK_EVENT_MISMATCH',
+    'WebhookVerificationError',
+    'The event header contradicts the signed body (400).',
+    'Nothing: the signed body is what counts.',
+  ],
+  [
+    'WEBHOOK_EVENT_UNSUPPORTED',
+    'WebhookVerificationError',
+    'A genuine event of a type newer than this SDK; the receiver acknowledges it.',
+    'Upgrade the SDK to handle it.',
+  ],
+  [
+    'WEBHOOK_BODY_PARSED',
+    'WebhookVerificationError',
+    'The body was parsed by a JSON middleware before the receiver; its exact bytes are gone.',
+    'Mount the receiver before any JSON parser, or give it the raw body.',
+  ],
+  ['WEBHOOK_BODY_MISSING', 'WebhookVerificationError', 'No raw body reached the receiver.', 'Give the receiver the raw request body.'],
+  [
+    'WEBHOOK_CRYPTO_UNAVAILABLE',
+    'WebhookVerificationError',
+    'The runtime has no Web Crypto HMAC (500).',
+    'Run on Node 20+, Bun, Deno or an edge runtime.',
+  ],
+  [
+    'WEBHOOK_RAW_BODY_MISSING',
+    'WebhookVerificationError',
+    'NestJS: the raw body was not kept, so the signature cannot be checked.',
+    'Create the app with `{ rawBody: true }`.',
+  ],
+];
+
+/** [code, when]: HTTP-level answers of any server in the project (the emulator, your app's routes). */
+export const HTTP_CODES = [
+  ['METHOD_NOT_ALLOWED', 'A method the route does not take (the `Allow` header lists the ones it does).'],
+  ['REQUEST_TIMEOUT', 'The request (headers and body) did not arrive in time.'],
+];
+
+/** The webhook receiver's refusals (`webhookRefusal(code)` in `@mediagen/core/server` answers each). */
+export const RECEIVER_CODES = [
+  'METHOD_NOT_ALLOWED',
+  'WEBHOOK_CONTENT_TYPE',
+  'WEBHOOK_BODY_TOO_LARGE',
+  'WEBHOOK_BODY_TIMEOUT',
+  'WEBHOOK_BODY_UNREADABLE',
+  'WEBHOOK_HANDLER_FAILED',
+  'WEBHOOK_HANDLER_TIMEOUT',
+  'WEBHOOK_IN_PROGRESS',
+  'WEBHOOK_DEDUPE_FAILED',
+];

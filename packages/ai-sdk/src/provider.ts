@@ -1,0 +1,76 @@
+import { NoSuchModelError, type ProviderV4 } from '@ai-sdk/provider';
+import { MediaGenClient } from '@mediagen/core';
+import { MediaGenImageModel } from './image-model.js';
+import type { ModelConfig } from './run.js';
+import { MediaGenVideoModel } from './video-model.js';
+
+export interface MediaGenProviderSettings {
+  /** Default: `MEDIAGEN_API_KEY`. */
+  apiKey?: string;
+  /** Default: `MEDIAGEN_BASE_URL`, else the local emulator's address. */
+  baseUrl?: string;
+  /** A custom fetch (an in-process emulator's `emu.fetch` in tests, a proxy, instrumentation). */
+  fetch?: typeof fetch;
+  /**
+   * Your own `MediaGenClient` (then `apiKey`, `baseUrl` and `fetch` are not used). Give the one
+   * your webhook receiver publishes to (`createWebhookHandler({ client })`): calls then finish
+   * on the webhook instead of the next poll.
+   */
+  client?: MediaGenClient;
+}
+
+export interface MediaGenProvider extends ProviderV4 {
+  /** An image model, for `generateImage`. */
+  image(modelId: string): MediaGenImageModel;
+  imageModel(modelId: string): MediaGenImageModel;
+  /** A video model, for `experimental_generateVideo`. */
+  video(modelId: string): MediaGenVideoModel;
+  videoModel(modelId: string): MediaGenVideoModel;
+}
+
+const PROVIDER = 'mediagen';
+
+/** One client made on first use (so a missing key fails the call, not the import). */
+function lazyClient(settings: MediaGenProviderSettings): () => MediaGenClient {
+  let client: MediaGenClient | undefined = settings.client;
+  return () => {
+    client ??= new MediaGenClient({
+      ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }),
+      ...(settings.baseUrl === undefined ? {} : { baseUrl: settings.baseUrl }),
+      ...(settings.fetch === undefined ? {} : { fetch: settings.fetch }),
+    });
+    return client;
+  };
+}
+
+function build(settings: MediaGenProviderSettings, clientPerModel: boolean): MediaGenProvider {
+  // A provider the caller made owns one client (its model-list cache and gate) for all its models.
+  const shared = clientPerModel ? undefined : lazyClient(settings);
+  const config = (): ModelConfig => ({ provider: `${PROVIDER}.image`, client: shared ?? lazyClient(settings) });
+  const image = (modelId: string) => new MediaGenImageModel(modelId, config());
+  const video = (modelId: string) => new MediaGenVideoModel(modelId, { ...config(), provider: `${PROVIDER}.video` });
+  const none = (modelType: 'languageModel' | 'embeddingModel') => (modelId: string) => {
+    throw new NoSuchModelError({ modelId, modelType, message: 'MediaGen provides image and video models only.' });
+  };
+  return {
+    specificationVersion: 'v4',
+    image,
+    imageModel: image,
+    video,
+    videoModel: video,
+    languageModel: none('languageModel'),
+    embeddingModel: none('embeddingModel'),
+  };
+}
+
+/** A MediaGen provider for the Vercel AI SDK. */
+export function createMediaGen(settings: MediaGenProviderSettings = {}): MediaGenProvider {
+  return build(settings, false);
+}
+
+/**
+ * The default provider, reading `MEDIAGEN_API_KEY` and `MEDIAGEN_BASE_URL`. It holds no state
+ * of its own: each model object it makes owns its client. Make your own with `createMediaGen()`
+ * to share one client (and its model-list cache) across models.
+ */
+export const mediagen: MediaGenProvider = build({}, true);

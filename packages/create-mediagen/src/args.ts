@@ -1,0 +1,23 @@
+export interface Args {
+  dir?: string;
+  template?: string;
+  help: boolean;
+}
+
+/** `[dir] [--template|-t <name>] [--help|-h]`; `--template=<name>` too. Unknown flags are refused. */
+export function parseArgs(argv: readonly string[]): Args {
+  const args: Args = { help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') args.help = true;
+    else if (arg === '--template' || arg === '-t') {
+      const value = argv[++i];
+      if (value === undefined || value.startsWith('-')) throw new Error(`${arg} needs a template name.`);
+      args.template = value;
+    } else if (arg.startsWith('--template=')) args.template = arg.slice('--template='.length);
+    else if (arg.startsWith('-')) throw new Error(`Unknown option ${arg}.`);
+    else if (args.dir === undefined) args.dir = arg;
+    else throw new Error(`One folder only (got "${args.dir}" and "${arg}").`);
+  }
+  return args;
+}

@@ -1,0 +1,214 @@
+import type { LedgerEntry } from './accounts.js';
+import { type AccountStatus, ConfigError, type EmulatorConfig, loadConfig, type Tier } from './config.js';
+import type { Fault, FaultEndpoint } from './faults.js';
+import { EmulatorState } from './state.js';
+import { createWebHandler, targetOf } from './web.js';
+import type { DeliveryRow, WebhookFetch } from './webhooks.js';
+
+/** The base address an in-process emulator answers on: a reserved `.test` name never reaches a network. */
+export const IN_PROCESS_URL = 'http://emulator.mediagen.test';
+
+export interface CreateEmulatorOptions {
+  /** A parsed config object or the path of a JSON file (the same shape `startEmulator` takes). */
+  config?: EmulatorConfig | string;
+  /** The base address it answers on and builds output links on. Default `http://emulator.mediagen.test`. */
+  url?: string;
+  /**
+   * Where webhook deliveries go: a fetch-shaped receiver in the same process (a Next route
+   * handler, `app.fetch`, a function), called with the signed `Request` for every attempt.
+   * Without it, deliveries go over the network to the configured URLs, as `startEmulator`'s do.
+   */
+  webhookFetch?: WebhookFetch;
+}
+
+/** A fault as `POST /__emulator/faults` takes it; every field is optional. */
+export interface FaultInput {
+  endpoint?: FaultEndpoint;
+  count?: number;
+  status?: number;
+  code?: string;
+  message?: string;
+  when?: 'before' | 'after';
+  reset?: boolean;
+  delayMs?: number;
+}
+
+/** `GET /__emulator/accounts/:id`. */
+export interface AccountView {
+  id: string;
+  tier: Tier;
+  status: AccountStatus;
+  effective_status: AccountStatus;
+  until: string | null;
+  balance: number;
+  spent: number;
+  spent_this_cycle: number;
+  granted_this_cycle: number;
+  cycle_resets_at: string;
+  in_flight: number;
+  rate_limit: { per_minute: number; max_concurrent: number; cycle_budget: number } | null;
+  ledger: LedgerEntry[];
+}
+
+export interface AccountPatch {
+  balance?: number;
+  status?: AccountStatus;
+  until?: string | null;
+  tier?: Tier;
+}
+
+/** A control the emulator refused (the same answer `/__emulator/*` gives over HTTP). */
+export class EmulatorControlError extends Error {
+  override name = 'EmulatorControlError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface InProcessEmulator {
+  /** The base address: give it to the client as `baseUrl`. Output links are built on it. */
+  readonly url: string;
+  /**
+   * A `fetch` answered by the emulator with no port: `new MediaGenClient({ baseUrl: emu.url,
+   * fetch: emu.fetch })`. Output links are fetchable through it. A URL outside `url` rejects, as
+   * an unreachable host does.
+   */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** The same emulator as a Web handler, `(Request) => Response` (what the MSW handlers mount). */
+  handler(request: Request): Promise<Response>;
+  /** The emulator clock (`/__emulator/clock`): link expiry, cycles, `until`, rate windows. */
+  clock: {
+    now(): Promise<Date>;
+    advance(ms: number): Promise<Date>;
+  };
+  /** Injected failures (`/__emulator/faults`), consumed by the next matching requests. */
+  faults: {
+    add(fault: FaultInput | FaultInput[]): Promise<Fault[]>;
+    list(): Promise<Fault[]>;
+    clear(): Promise<void>;
+  };
+  /** The webhook delivery log (`/__emulator/deliveries`), one row per attempt. */
+  deliveries: {
+    list(query?: { generationId?: string; limit?: number }): Promise<DeliveryRow[]>;
+    /**
+     * Waits until the generation is terminal and every delivery chain it started has ended,
+     * then gives its rows: the event to wait on instead of a timer. Rejects for an unknown id.
+     */
+    settled(generationId: string): Promise<DeliveryRow[]>;
+  };
+  /** Accounts (`/__emulator/accounts/:id`): balance, ledger, in-flight count; patch mid-test. */
+  accounts: {
+    get(id: string): Promise<AccountView>;
+    update(id: string, patch: AccountPatch): Promise<AccountView>;
+  };
+  /** Back to the start state: the config's accounts, no generations, faults or deliveries, real time. */
+  reset(): Promise<void>;
+  /** Stops timers and drops pending webhook deliveries. */
+  close(): Promise<void>;
+}
+
+function baseOf(url: string): URL {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {}
+  if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password || parsed.search || parsed.hash) {
+    throw new ConfigError('url must be an http(s) address without credentials, query or fragment, e.g. http://emulator.mediagen.test');
+  }
+  return parsed;
+}
+
+/**
+ * The emulator in the test's own process: no port, no child process. Every answer comes from
+ * the same router the `mediagen-emulator` server runs, so a test against `emu.fetch` sees what
+ * a test against `startEmulator` sees.
+ */
+export function createEmulator(options: CreateEmulatorOptions = {}): InProcessEmulator {
+  const config = loadConfig(options.config);
+  const base = baseOf(options.url ?? IN_PROCESS_URL);
+  const url = base.href.replace(/\/+$/, '');
+  const state = new EmulatorState(config, options.webhookFetch ? { webhookFetch: options.webhookFetch } : {});
+  state.baseUrl = url;
+  const handler = createWebHandler(state, base);
+
+  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    if (targetOf(new URL(request.url), base) === null) {
+      throw new TypeError(`fetch failed: the in-process emulator answers only under ${url} (got ${new URL(request.url).origin})`);
+    }
+    // The caller's signal (an abort, the client's per-attempt timeout) ends the wait at once,
+    // as over the network, even while a `delayMs` fault holds the answer.
+    const { signal } = request;
+    signal.throwIfAborted();
+    const response = await new Promise<Response>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      handler(request)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
+    // Response.error() is the router's connection reset: fetch rejects on it, as undici does.
+    if (response.type === 'error')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+    return response;
+  };
+
+  /** Every control goes through the router, so it is validated exactly as over HTTP. */
+  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const init: RequestInit = { method };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers = { 'content-type': 'application/json' };
+    }
+    const res = await handler(new Request(`${url}/__emulator/${path}`, init));
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new EmulatorControlError(res.status, String(json.error), String(json.message));
+    return json as T;
+  };
+
+  return {
+    url,
+    fetch,
+    handler,
+    clock: {
+      now: async () => new Date((await control<{ now: string }>('GET', 'clock')).now),
+      advance: async (ms) => new Date((await control<{ now: string }>('POST', 'clock', { advanceMs: ms })).now),
+    },
+    faults: {
+      add: async (fault) => (await control<{ faults: Fault[] }>('POST', 'faults', fault)).faults,
+      list: async () => (await control<{ faults: Fault[] }>('GET', 'faults')).faults,
+      clear: async () => {
+        await control('DELETE', 'faults');
+      },
+    },
+    deliveries: {
+      list: async (query = {}) => {
+        const q = new URLSearchParams();
+        if (query.generationId !== undefined) q.set('generation_id', query.generationId);
+        if (query.limit !== undefined) q.set('limit', String(query.limit));
+        const qs = q.toString();
+        return (await control<{ deliveries: DeliveryRow[] }>('GET', `deliveries${qs ? `?${qs}` : ''}`)).deliveries;
+      },
+      settled: async (generationId) => {
+        if (!(await state.settled(generationId))) {
+          throw new EmulatorControlError(404, 'NOT_FOUND', `No generation ${generationId} (or the emulator was reset meanwhile).`);
+        }
+        return state.webhooks.log.filter((r) => r.generation_id === generationId).map((r) => ({ ...r }));
+      },
+    },
+    accounts: {
+      get: (id) => control<AccountView>('GET', `accounts/${encodeURIComponent(id)}`),
+      update: (id, patch) => control<AccountView>('PATCH', `accounts/${encodeURIComponent(id)}`, patch),
+    },
+    reset: async () => {
+      await control('POST', 'reset');
+    },
+    close: async () => {
+      state.close();
+    },
+  };
+}
