@@ -138,7 +138,14 @@ try {
     console.log(`\nMediaGen emulator  ${emulator.url}  (account ${ACCOUNT}, webhooks -> the studio)`);
     console.log(`MediaGen Studio    ${studioUrl}   <- open this\n\nCtrl-C stops both.`);
   } else {
-    const submit = await fetch(`${studioUrl}/api/generations`, {
+    // The studio scopes everything to the browser's user (a cookie it sets on first contact): keep it, as a browser does.
+    let cookie;
+    const asUser = async (url, init = {}) => {
+      const res = await fetch(url, { ...init, headers: { ...init.headers, ...(cookie ? { cookie } : {}) } });
+      cookie = res.headers.get('set-cookie')?.split(';')[0] ?? cookie;
+      return res;
+    };
+    const submit = await asUser(`${studioUrl}/api/generations`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
       body: JSON.stringify({ model: 'image-fast', prompt: 'a lighthouse at dusk, oil painting', aspect_ratio: '16:9', seed: 42 }),
@@ -148,7 +155,7 @@ try {
     const id = submitted.generation_id;
     console.log(`submitted ${id} (${submitted.model}, ${submitted.credits_estimate} credits reserved)`);
     const record = async () => {
-      const { generations } = await (await fetch(`${studioUrl}/api/generations`)).json();
+      const { generations } = await (await asUser(`${studioUrl}/api/generations`)).json();
       return generations.find((x) => x.generation_id === id);
     };
     // Settled by whichever came first: the webhook, or the studio's fallback poller.

@@ -1,13 +1,15 @@
-import { NextResponse } from 'next/server';
+import type { NextRequest } from 'next/server';
+import { withUser } from './lib/user';
 
 /**
- * A path with broken percent-encoding (`/api/generations/%ZZ`) would make Next fail decoding
- * the route params with a bare 500; it is the caller's mistake, so it gets a 400 error body.
+ * On every page and API request but the webhook receiver's: the browser's user (lib/user.ts),
+ * set on first contact so the first page load already lists that user's generations. A path
+ * with broken percent-encoding (`/api/generations/%ZZ`) would make Next fail decoding the
+ * catch-all's params with a bare 500; it is the caller's mistake, so it gets a 400 error body.
  */
-export function proxy(request: Request): Response | undefined {
+export function proxy(request: NextRequest): Response {
   try {
-    decodeURIComponent(new URL(request.url).pathname);
-    return NextResponse.next();
+    decodeURIComponent(request.nextUrl.pathname);
   } catch {
     return Response.json(
       {
@@ -19,11 +21,14 @@ export function proxy(request: Request): Response | undefined {
       { status: 400 },
     );
   }
+  return withUser(request);
 }
 
 /**
- * Every API route except the webhook receiver: Next clones a body for its proxy and holds the
- * route until that whole body has arrived (up to `proxyClientMaxBodySize`, 10 MB), which would
- * take the receiver's deadline and size cap out of its hands (see @mediagen/next's README).
+ * Everything but Next's static files and the webhook receiver: Next clones a body for its proxy
+ * and holds the route until that whole body has arrived (up to `proxyClientMaxBodySize`, 10 MB),
+ * which would take the receiver's deadline and size cap out of its hands (see @mediagen/next's
+ * README). The service's deliveries carry no user anyway. Only that exact path: anything below
+ * it is another path of the catch-all, whose broken percent-encoding must reach the check above.
  */
-export const config = { matcher: '/api/((?!webhooks/mediagen(?:/|$)).*)' };
+export const config = { matcher: '/((?!_next/static/|_next/image/|favicon\\.ico$|api/webhooks/mediagen/?$).*)' };

@@ -61,7 +61,14 @@ describe.each(templates)('npm create mediagen -- --template %s', (name) => {
     running.push(app);
     await waitFor(`${origin}/api/generations`, 60_000, app);
 
-    const submit = await fetch(`${origin}/api/generations`, {
+    // The samples answer only the browser's user, named by a cookie set on first contact: keep it, as a browser does.
+    let cookie: string | undefined;
+    const asUser = async (url: string, init: RequestInit = {}) => {
+      const res = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+      cookie = res.headers.get('set-cookie')?.split(';')[0] ?? cookie;
+      return res;
+    };
+    const submit = await asUser(`${origin}/api/generations`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
       body: JSON.stringify({ model: 'image-fast', prompt: `a fox, from the copied ${name}` }),
@@ -74,7 +81,7 @@ describe.each(templates)('npm create mediagen -- --template %s', (name) => {
     const deadline = Date.now() + 60_000;
     while (known?.status !== 'completed' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      const list = (await (await fetch(`${origin}/api/generations`)).json()) as { generations: Known[] };
+      const list = (await (await asUser(`${origin}/api/generations`)).json()) as { generations: Known[] };
       known = list.generations.find((g) => g.generation_id === id);
     }
     expect(known?.status, app.output()).toBe('completed');

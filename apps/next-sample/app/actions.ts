@@ -2,9 +2,10 @@
 
 import { createGenerationActions, type SubmitOptions } from '@mediagen/next/server';
 import { studio } from '../lib/mediagen';
+import { userOf } from '../lib/user';
 
-const { client } = studio();
-const actions = createGenerationActions({ client, onSubmitted: (submitted, params) => studio().store.addSubmitted(submitted, params) });
+// The handler's own rules (the same as POST /api/generations), for the user of the request.
+const actions = createGenerationActions({ handler: studio().handler, identify: userOf });
 
 // Explicit async functions: a 'use server' file that exports a constant or a destructured
 // binding breaks every action in it.
@@ -15,4 +16,8 @@ export async function submitGeneration(params: unknown, options?: SubmitOptions)
 
 export async function estimateGeneration(params: unknown) {
   return actions.estimateGeneration(params);
+}
+
+export async function listGenerations() {
+  return actions.listGenerations();
 }

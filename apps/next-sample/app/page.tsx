@@ -1,12 +1,14 @@
 import type { Model } from '@mediagen/core';
 import { studio } from '../lib/mediagen';
+import type { StoredGeneration } from '../lib/store';
+import { listGenerations } from './actions';
 import { Studio } from './studio/Studio';
 
-// Per request: the account's models, its balance and the app's generations are live.
+// Per request: the account's models, its balance and the user's generations are live.
 export const dynamic = 'force-dynamic';
 
 export default async function Page() {
-  const { client, store } = studio();
+  const { client } = studio();
   let models: Model[] = [];
   let balance: number | null = null;
   let problem: string | null = null;
@@ -17,5 +19,8 @@ export default async function Page() {
   } catch (error) {
     problem = error instanceof Error ? error.message : 'The service could not be reached.';
   }
-  return <Studio models={models} initialBalance={balance} initialGenerations={store.list()} problem={problem} />;
+  // This user's only (proxy.ts set their cookie on this very request if it was their first).
+  const mine = await listGenerations();
+  const generations = (mine.data?.generations ?? []) as unknown as StoredGeneration[];
+  return <Studio models={models} initialBalance={balance} initialGenerations={generations} problem={problem} />;
 }

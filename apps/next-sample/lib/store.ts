@@ -71,9 +71,9 @@ CREATE TABLE IF NOT EXISTS generations (
   created_at    TEXT NOT NULL,
   completed_at  TEXT,
   updated_at    INTEGER NOT NULL,
-  source        TEXT NOT NULL
+  source        TEXT NOT NULL,
+  owner         TEXT
 );
-CREATE INDEX IF NOT EXISTS generations_created ON generations (created_at DESC);
 CREATE TABLE IF NOT EXISTS webhook_events (
   generation_id TEXT NOT NULL,
   type          TEXT NOT NULL,
@@ -91,14 +91,21 @@ export class GenerationStore {
     this.#db = new Database(file);
     this.#db.pragma('journal_mode = WAL');
     this.#db.exec(SCHEMA);
+    // A database from before users: add the column (its rows have no owner, so nobody lists them).
+    const columns = this.#db.prepare('PRAGMA table_info(generations)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'owner')) this.#db.exec('ALTER TABLE generations ADD COLUMN owner TEXT');
+    this.#db.exec('CREATE INDEX IF NOT EXISTS generations_owner_created ON generations (owner, created_at DESC)');
   }
 
-  /** A submit the service accepted (202). */
-  addSubmitted(submitted: SubmitResponse, params: GenerateParams): void {
+  /** A submit the service accepted (202), by `owner` (the browser's user; see lib/user.ts). */
+  addSubmitted(submitted: SubmitResponse, params: GenerateParams, owner?: string): void {
     this.#db
       .prepare(
-        `INSERT OR IGNORE INTO generations (generation_id, model, prompt, status, credits, created_at, updated_at, source)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'submit')`,
+        // A webhook may have settled it first (a fast job, a slow answer): it keeps its result and gains its owner and prompt.
+        `INSERT INTO generations (generation_id, model, prompt, status, credits, created_at, updated_at, source, owner)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'submit', ?)
+         ON CONFLICT (generation_id) DO UPDATE SET
+           owner = COALESCE(generations.owner, excluded.owner), prompt = COALESCE(generations.prompt, excluded.prompt)`,
       )
       .run(
         submitted.generation_id,
@@ -108,6 +115,7 @@ export class GenerationStore {
         submitted.credits_estimate,
         submitted.created_at,
         Date.now(),
+        owner ?? null,
       );
   }
 
@@ -160,27 +168,24 @@ export class GenerationStore {
       .all(Date.now() - olderThanMs) as string[];
   }
 
-  /** Newest first. */
-  list(limit = 100): StoredGeneration[] {
-    const rows = this.#db.prepare(`${SELECT} ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?`).all(limit) as Row[];
+  /** `owner`'s generations, newest first. */
+  list(owner: string, limit = 100): StoredGeneration[] {
+    const rows = this.#db
+      .prepare(`${SELECT} WHERE g.owner = ? ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?`)
+      .all(owner, limit) as Row[];
     return rows.map(toStored);
+  }
+
+  /** Who submitted `id`, or undefined (unknown, or learnt only from a webhook or a poll). Never sent to a browser. */
+  ownerOf(id: string): string | undefined {
+    return (
+      (this.#db.prepare('SELECT owner FROM generations WHERE generation_id = ?').pluck().get(id) as string | null | undefined) ?? undefined
+    );
   }
 
   /** One generation as the app knows it, or undefined. */
   get(id: string): StoredGeneration | undefined {
     const row = this.#db.prepare(`${SELECT} WHERE g.generation_id = ?`).get(id) as Row | undefined;
-    return row ? toStored(row) : undefined;
-  }
-
-  /**
-   * What the status route answers without asking the service: a terminal record (a webhook or
-   * a poll settled it), or a running one with news newer than `freshMs`. Otherwise undefined,
-   * and the route polls the service (the fallback when a webhook is late or never comes).
-   */
-  known(id: string, freshMs: number): StoredGeneration | undefined {
-    const row = this.#db
-      .prepare(`${SELECT} WHERE g.generation_id = ? AND (g.status IN ${TERMINAL} OR g.updated_at > ?)`)
-      .get(id, Date.now() - freshMs) as Row | undefined;
     return row ? toStored(row) : undefined;
   }
 

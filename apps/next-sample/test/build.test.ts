@@ -34,7 +34,7 @@ describe('next build', () => {
       });
       expect(result.code, result.output).toBe(0);
       expect(result.output).toMatch(/Collecting page data/);
-      expect(result.output).toMatch(/\/api\/webhooks\/mediagen/);
+      expect(result.output).toMatch(/\/api\/\[\.\.\.mediagen\]/);
       expect(existsSync(dataDir)).toBe(false);
     } finally {
       rmSync(scratch, { recursive: true, force: true });

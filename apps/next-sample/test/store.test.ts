@@ -77,4 +77,28 @@ describe('GenerationStore', () => {
     store.applyPoll(completedPoll(id, 'http://service.test/b.png'));
     expect(store.get(id)).toMatchObject({ status: 'completed', source: 'webhook', webhooks: 1, output_url: 'http://service.test/a.png' });
   });
+
+  it("lists each owner's own; a submit recorded after its webhook keeps the result and gains its owner", () => {
+    store = new GenerationStore(':memory:');
+    const id = randomUUID();
+    expect(store.applyWebhook(completedEvent(id, 'http://service.test/fast.png'))).toBe(true);
+    expect(store.ownerOf(id)).toBeUndefined();
+    store.addSubmitted(
+      {
+        generation_id: id,
+        status: 'pending',
+        model: 'image-fast',
+        credits_estimate: 4,
+        pricing_source: 'catalog_default',
+        created_at: now,
+        request_id: 'r',
+      },
+      { model: 'image-fast', prompt: 'fast' },
+      'ada',
+    );
+    expect(store.ownerOf(id)).toBe('ada');
+    expect(store.list('ada')).toMatchObject([{ generation_id: id, status: 'completed', source: 'webhook', prompt: 'fast' }]);
+    expect(store.list('bob')).toEqual([]);
+    expect(Object.keys(store.list('ada')[0]!)).not.toContain('owner');
+  });
 });

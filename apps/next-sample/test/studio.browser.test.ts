@@ -169,7 +169,12 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await expect.poll(() => done.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     const id = await card.getAttribute('data-id');
     // Learnt from the webhook: the studio's record says so, and the emulator delivered it.
-    await expect.poll(async () => (await stack.list()).find((g) => g.generation_id === id)?.source).toBe('webhook');
+    // (Listed as this browser's user: `page.request` sends the page's cookie.)
+    const mine = async () =>
+      ((await (await page.request.get(`${stack.origin}/api/generations`)).json()) as { generations: any[] }).generations;
+    await expect.poll(async () => (await mine()).find((g) => g.generation_id === id)?.source).toBe('webhook');
+    // Another browser (another user) sees none of it.
+    expect((await stack.user().list()).map((g) => g.generation_id)).not.toContain(id);
     expect((await stack.deliveries(id!))[0]).toMatchObject({ status: 200, outcome: 'delivered', url: stack.webhookUrl });
     await expect.poll(() => page.locator('#balance').textContent()).not.toBe(balanceBefore);
     expect(await page.locator('#error').textContent()).toBe('');
@@ -247,6 +252,35 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await page.fill('#param-prompt', 'something [[blocked]]');
     await page.click('#submit');
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
+  });
+
+  it("the page's first load lists only this browser's generations: another browser (another user) sees none of them", async () => {
+    const page = await open();
+    // Submitted as this browser's user (`page.request` sends its cookie), then the page loaded again.
+    const submit = await page.request.post(`${stack.origin}/api/generations`, {
+      headers: { 'content-type': 'application/json', 'idempotency-key': `k-${Date.now()}` },
+      data: { model: 'image-fast', prompt: 'only mine' },
+    });
+    expect(submit.status()).toBe(202);
+    const { generation_id: id } = (await submit.json()) as { generation_id: string };
+    await page.reload();
+    await page.locator(`#list li[data-id="${id}"]`).waitFor();
+
+    const profile = mkdtempSync(join(tmpdir(), 'next-sample-other-'));
+    const other = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    try {
+      const theirs = await other.newPage();
+      await theirs.goto(`${stack.origin}/`);
+      await theirs.locator('.empty').waitFor();
+      expect(await theirs.locator(`#list li[data-id="${id}"]`).count()).toBe(0);
+      // Their cookie: set on this first load, HttpOnly, SameSite=Lax (not Secure: plain http here).
+      const cookies = await other.cookies(stack.origin);
+      expect(cookies).toEqual([expect.objectContaining({ name: 'mediagen_user', httpOnly: true, sameSite: 'Lax', secure: false })]);
+      expect(cookies[0]!.value).not.toBe((await context.cookies(stack.origin))[0]!.value);
+    } finally {
+      await other.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
   });
 
   it('works with the keyboard: arrow keys move through the models, Enter in a field submits', async () => {

@@ -1,16 +1,6 @@
-import {
-  type EstimateResponse,
-  type GenerateParams,
-  type Generation,
-  InvalidRequestError,
-  type MediaGenClient,
-  NotFoundError,
-  ParamsValidationError,
-  PermissionDeniedError,
-  type SubmitResponse,
-  validateParams,
-} from '@mediagen/core';
-import { DEFAULT_ALLOWED_PARAMS, errorReply } from '@mediagen/core/server';
+import type { EstimateResponse, GenerateParams, Generation, MediaGenClient, SubmitResponse } from '@mediagen/core';
+import { createMediaGenHandler, errorReply, type GenerationPage, type MediaGenHandler } from '@mediagen/core/server';
+import { headers } from 'next/headers';
 import { unstable_rethrow } from 'next/navigation';
 
 /** An error as a value: a server action's thrown message is masked in production builds, a returned one is not. */
@@ -28,13 +18,24 @@ export interface ActionError {
 export type ActionResult<T> = { data: T; error?: undefined } | { data?: undefined; error: ActionError };
 
 export interface GenerationActionsOptions {
-  /** The server-side client; its API key never leaves the server. */
+  /**
+   * The app's one handler (`createMediaGenHandler`, or `createRouteHandler(...).handler`): the
+   * actions follow its rules (allowed models and params, per-user idempotency keys, `source`
+   * records and `onSubmitted` once per generation, scoped reads), not a copy of them.
+   */
+  handler: Pick<MediaGenHandler<never>, 'actions'>;
+  /**
+   * The same `identify` the handler was given: the user, from a `Request` carrying the action's
+   * headers and cookies (`next/headers`). Absent: the actions name no user.
+   */
+  identify?(request: Request): string | undefined | Promise<string | undefined>;
+}
+
+/** @deprecated The 0.x options; build a handler (`createMediaGenHandler`) and pass `{ handler, identify }`. */
+export interface LegacyGenerationActionsOptions {
   client: MediaGenClient;
-  /** Model slugs the browser may use and see. Default: every model of the account. */
   allow?: readonly string[];
-  /** Param keys the browser may send. Default: core's `DEFAULT_ALLOWED_PARAMS` (every generate param but `estimate`). */
   allowParams?: readonly string[];
-  /** After an accepted submit (record it). May `redirect()`; its errors become error values. */
   onSubmitted?(submitted: SubmitResponse, params: GenerateParams): unknown;
 }
 
@@ -47,74 +48,59 @@ export interface GenerationActions {
   submitGeneration(params: unknown, options?: SubmitOptions): Promise<ActionResult<SubmitResponse>>;
   /** The exact price of `params` (the same checks as a submit); charges nothing. */
   estimateGeneration(params: unknown): Promise<ActionResult<EstimateResponse>>;
+  /** One of the user's generations, read live; another user's id is `NOT_FOUND`. */
   getGeneration(id: unknown): Promise<ActionResult<Generation>>;
+  /** The user's generations, newest first (needs the handler's `source`). */
+  listGenerations(page?: { limit?: number; cursor?: string }): Promise<ActionResult<GenerationPage>>;
 }
 
-const MAX_ID_CHARS = 200;
-const MAX_IDEMPOTENCY_KEY_CHARS = 255;
-
 /**
- * Server actions for submit, estimate and status, to wrap in the app's own `'use server'` file as
- * explicit `export async function`s (a `'use server'` file exporting a constant breaks every
- * action in it). They check what the browser sends (allowed models, allowed keys, params against
- * the account's model list) and return errors as values; Next's own `redirect()`/`notFound()`
- * pass through.
+ * Server actions for submit, estimate, status and list, on the handler's own rules
+ * (`handler.actions`), to wrap in the app's `'use server'` file as explicit
+ * `export async function`s (a `'use server'` file exporting anything else breaks every action
+ * in it, and makes each export a public endpoint). The user comes from `identify`, run on the
+ * action's request headers. Errors come back as values; Next's `redirect()`/`notFound()` pass through.
  */
-export function createGenerationActions(options: GenerationActionsOptions): GenerationActions {
-  const { client } = options;
-  const allowModels = options.allow ? new Set(options.allow) : undefined;
-  const allowParams = new Set(options.allowParams ?? DEFAULT_ALLOWED_PARAMS);
+export function createGenerationActions(options: GenerationActionsOptions | LegacyGenerationActionsOptions): GenerationActions {
+  const { handler, identify } = 'handler' in options ? options : { handler: legacyHandler(options), identify: undefined };
+  const { actions } = handler;
 
-  /** The params as the browser may send them, checked against the model's schema; throws SDK errors. */
-  async function checked(input: unknown): Promise<GenerateParams> {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid('The params must be an object.', 'params');
-    const params = input as Record<string, unknown>;
-    const field = Object.keys(params).find((key) => !allowParams.has(key));
-    if (field) throw invalid(`The param "${field}" is not accepted here.`, field);
-    const slug = params.model;
-    if (typeof slug !== 'string' || slug === '') throw invalid('The params need a "model" slug.', 'model');
-    if (allowModels && !allowModels.has(slug)) {
-      throw new PermissionDeniedError(`The model "${slug}" is not enabled here.`, {
-        status: 403,
-        code: 'MODEL_NOT_ALLOWED',
-        next: 'Pick one of the models this app offers.',
-        body: { model: slug },
-      });
-    }
-    const model = await client.models.find(slug);
-    if (!model) {
-      throw invalid(`No model "${slug}" on this account.`, 'model', 'UNKNOWN_MODEL');
-    }
-    const issues = validateParams(model, params as GenerateParams);
-    if (issues.length > 0) throw new ParamsValidationError(slug, issues);
-    return params as GenerateParams;
+  /** Who calls: `identify` on a Request made of the action's headers (cookies included). */
+  async function owner(): Promise<string | undefined> {
+    if (!identify) return undefined;
+    const incoming = await headers();
+    return identify(new Request(originOf(incoming), { headers: incoming }));
   }
 
   return {
-    async submitGeneration(params, submitOptions = {}) {
-      return settle(async () => {
-        const key = submitOptions.idempotencyKey;
-        if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > MAX_IDEMPOTENCY_KEY_CHARS)) {
-          throw invalid(`The idempotency key must be 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} characters.`, 'idempotencyKey');
-        }
-        const request = await checked(params);
-        const submitted = await client.generations.create(request, key ? { idempotencyKey: key } : {});
-        await options.onSubmitted?.(submitted, request);
-        return submitted;
-      });
-    },
-    async estimateGeneration(params) {
-      return settle(async () => client.generations.estimate(await checked(params)));
-    },
-    async getGeneration(id) {
-      return settle(async () => {
-        if (typeof id !== 'string' || id === '' || id.length > MAX_ID_CHARS) throw notFound();
-        const generation = await client.generations.get(id);
-        if (allowModels && !allowModels.has(generation.model)) throw notFound();
-        return generation;
-      });
-    },
+    submitGeneration: (params, submitOptions = {}) =>
+      settle(async () => actions.submit(params, { owner: await owner(), idempotencyKey: submitOptions.idempotencyKey })),
+    estimateGeneration: (params) => settle(async () => actions.estimate(params, { owner: await owner() })),
+    getGeneration: (id) => settle(async () => actions.get(typeof id === 'string' ? id : undefined, { owner: await owner() })),
+    listGenerations: (page) => settle(async () => actions.list({ owner: await owner() }, page)),
   };
+}
+
+/** The origin the action was called on, for `request.url` (`http://localhost/` when the headers do not say). */
+function originOf(incoming: Headers): string {
+  const host = incoming.get('x-forwarded-host') ?? incoming.get('host');
+  const proto = incoming.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
+  try {
+    return new URL(`${proto}://${host}/`).href;
+  } catch {
+    return 'http://localhost/';
+  }
+}
+
+/** The 0.x options as a handler with the same effect (no user, so keys and reads are unscoped, as they were). */
+function legacyHandler(options: LegacyGenerationActionsOptions): Pick<MediaGenHandler<never>, 'actions'> {
+  const { client, allow, allowParams, onSubmitted } = options;
+  return createMediaGenHandler({
+    client,
+    ...(allow && { allowModels: allow }),
+    ...(allowParams && { allowParams }),
+    ...(onSubmitted && { onSubmitted: (submitted, params) => onSubmitted(submitted, params) }),
+  });
 }
 
 /** Runs an action body: its value as `{ data }`, an error as `{ error }`, Next's control-flow errors rethrown. */
@@ -136,17 +122,4 @@ async function settle<T extends object>(body: () => Promise<T>): Promise<ActionR
       },
     };
   }
-}
-
-function invalid(message: string, field: string, code = 'INVALID_BODY'): InvalidRequestError {
-  return new InvalidRequestError(message, {
-    status: 422,
-    code,
-    next: 'Change the params; sending them again as they are will fail the same way.',
-    body: { details: { field } },
-  });
-}
-
-function notFound(): NotFoundError {
-  return new NotFoundError('No such generation.', { status: 404, code: 'NOT_FOUND' });
 }

@@ -4,5 +4,6 @@
  * Server actions are in `@mediagen/next/server`, the client hook in `@mediagen/next/client`.
  */
 
-export { createStatusHandler, type RouteContext, type StatusHandlerOptions } from './status';
+export { createRouteHandler, type MediaGenRoutes, type NextHandlerOptions, type NextRouteHandler, type RouteContext } from './route';
+export { createStatusHandler, type StatusHandlerOptions } from './status';
 export { createWebhookHandler, type NextWebhookOptions } from './webhook';

@@ -10,5 +10,6 @@ export {
   createGenerationActions,
   type GenerationActions,
   type GenerationActionsOptions,
+  type LegacyGenerationActionsOptions,
   type SubmitOptions,
 } from './actions';

@@ -1,10 +1,6 @@
 import { type Generation, type MediaGenClient, NotFoundError } from '@mediagen/core';
 import { errorResponse } from '@mediagen/core/server';
-
-/** What Next passes a route handler as its second argument (`params` is a Promise since Next 15). */
-export interface RouteContext {
-  params?: Promise<Record<string, string | string[] | undefined>> | Record<string, string | string[] | undefined>;
-}
+import type { RouteContext } from './route';
 
 export interface StatusHandlerOptions {
   /** The server-side client; its API key never reaches the browser. */
@@ -26,6 +22,9 @@ export interface StatusHandlerOptions {
 const MAX_ID_CHARS = 200;
 
 /**
+ * @deprecated Reads any generation of the account, for any user. Mount the app's handler with
+ * `createRouteHandler` instead: its `GET /generations/:id` answers only the user's own.
+ *
  * `GET` for one generation's status, for the browser to poll (what `useGeneration` calls):
  * `export const GET = createStatusHandler({ client })` in `app/api/generations/[id]/route.ts`.
  * A route handler, not a server action, because Next runs actions one at a time: polling through

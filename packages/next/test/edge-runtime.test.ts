@@ -46,7 +46,7 @@ function webOnlyContext() {
 }
 
 describe('the route handler on a Web-only runtime', () => {
-  it('bundles with no node: import and verifies, de-duplicates and refuses with only Web APIs', async () => {
+  it('bundles with no node: import; the webhook route and the catch-all verify, de-duplicate and refuse with only Web APIs', async () => {
     const code = await bundleForEdge();
     // Static imports only: core may probe `process.getBuiltinModule('node:crypto')` where it exists.
     expect(code).not.toMatch(/(require\(|import\(|from\s*)["']node:/);
@@ -66,11 +66,18 @@ describe('the route handler on a Web-only runtime', () => {
         const first = await send(${JSON.stringify(headers)});
         const again = await send(${JSON.stringify(headers)});
         const bad = await send(${JSON.stringify(forged)});
-        return { statuses: [first.status, again.status, bad.status], again: await again.json(), seen };
+        // The catch-all route (the one handler) serving the receiver, on the same Web-only runtime.
+        const published = [];
+        const client = { events: { publish: (event) => published.push(event.data.generation_id) } };
+        const routes = MediaGenNext.createRouteHandler({ client, webhook: { secrets: ${JSON.stringify(SECRET)} }, onError: () => {} });
+        const viaCatchAll = await routes.POST(new Request('https://edge.example/api/webhooks/mediagen', { method: 'POST', headers: ${JSON.stringify(headers)}, body: ${JSON.stringify(raw)} }));
+        const elsewhere = await routes.GET(new Request('https://edge.example/api/nothing-here'));
+        return { statuses: [first.status, again.status, bad.status, viaCatchAll.status, elsewhere.status], again: await again.json(), seen, published };
       })()`,
       context,
     );
-    expect(result.statuses).toEqual([200, 200, 401]);
+    expect(result.statuses).toEqual([200, 200, 401, 200, 404]);
+    expect(result.published).toEqual([body.generation_id]);
     expect(result.again).toEqual({ received: true, duplicate: true });
     expect(result.seen).toEqual([`generation.completed ${body.generation_id}`]);
   });

@@ -62,6 +62,19 @@ export async function startStudio(
   };
 }
 
+/** `fetch` that keeps the studio's user cookie (the one cookie it sets), as a browser does. */
+export function cookieJar(): (url: string, init?: RequestInit) => Promise<Response> {
+  let cookie: string | undefined;
+  return async (url, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (cookie) headers.set('cookie', cookie);
+    const res = await fetch(url, { ...init, headers });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0];
+    return res;
+  };
+}
+
 /** A real emulator whose account sends webhooks to a real `next start` of the studio. */
 export async function startStack(options: { timeScale?: number } = {}) {
   const port = await freePort();
@@ -83,16 +96,26 @@ export async function startStack(options: { timeScale?: number } = {}) {
     MEDIAGEN_SAMPLE_DB: join(dir, 'generations.db'),
   };
   let studio = await startStudio(env, port);
-  const json = async <T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
-    const res = await fetch(studio.origin + path, init);
-    return { status: res.status, body: (await res.json()) as T };
+  /** One browser's user: its cookie set on first contact and sent back after, as a browser does. */
+  const user = () => {
+    const send = cookieJar();
+    const json = async <T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
+      const res = await send(studio.origin + path, init);
+      return { status: res.status, body: (await res.json()) as T };
+    };
+    return { fetch: send, json, list: async () => (await json<{ generations: any[] }>('/api/generations')).body.generations };
   };
+  const first = user();
   return {
     origin: studio.origin,
     webhookUrl,
     emulator,
-    json,
-    list: async () => (await json<{ generations: any[] }>('/api/generations')).body.generations,
+    /** Another browser (another user). */
+    user,
+    /** As the stack's first user. */
+    json: first.json,
+    fetch: first.fetch,
+    list: first.list,
     account: async () =>
       (await (await fetch(`${emulator.url}/__emulator/accounts/${ACCOUNT}`)).json()) as { balance: number; ledger: { type: string }[] },
     deliveries: async (id: string) =>
