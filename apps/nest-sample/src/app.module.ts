@@ -1,26 +1,14 @@
-import { MediaGenModule } from '@mediagen/nestjs';
+import { type GenerationSource, MediaGenModule } from '@mediagen/nestjs';
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
-import { ConfigModule, ConfigService } from '@nestjs/config';
-import { readConfig, type SampleConfig } from './config.js';
-import { storeSource } from './generation-source.js';
+import { ConfigModule } from '@nestjs/config';
+import type { SampleConfig } from './config.js';
 import { GenerationWebhooks } from './generation-webhooks.js';
+import { LedgerModule } from './ledger.module.js';
 import { PageController } from './page.controller.js';
-import { Poller } from './poller.js';
-import { GenerationStore } from './store.js';
-import { SAMPLE_CONFIG } from './tokens.js';
+import { GENERATION_SOURCE, SAMPLE_CONFIG } from './tokens.js';
 import { currentUser, userCookie } from './user.js';
 
 const WEBHOOK_PATH = 'api/webhooks/mediagen';
-
-/** The SQLite store, one for the app: the routes, the webhook handler and the poller share it. */
-@Module({
-  providers: [
-    { provide: SAMPLE_CONFIG, useFactory: readConfig, inject: [ConfigService] },
-    { provide: GenerationStore, useFactory: (sample: SampleConfig) => new GenerationStore(sample.databaseFile), inject: [SAMPLE_CONFIG] },
-  ],
-  exports: [SAMPLE_CONFIG, GenerationStore],
-})
-class StoreModule {}
 
 @Module({})
 export class AppModule implements NestModule {
@@ -31,22 +19,23 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         config,
-        StoreModule,
+        LedgerModule,
         MediaGenModule.forRootAsync({
-          imports: [StoreModule],
-          inject: [SAMPLE_CONFIG, GenerationStore],
-          useFactory: ({ apiKey, baseUrl, webhookSecrets }: SampleConfig, store: GenerationStore) => ({
+          imports: [LedgerModule],
+          inject: [SAMPLE_CONFIG, GENERATION_SOURCE],
+          useFactory: ({ apiKey, baseUrl, webhookSecrets }: SampleConfig, source: GenerationSource) => ({
             apiKey,
             baseUrl,
             // The browser's API: POST/GET /api/generations, GET /api/generations/:id(/events),
             // /api/models, /api/credits; each answers only the user of the cookie (user.ts).
-            routes: { basePath: 'api', identify: (_request, req) => currentUser(req), source: storeSource(store) },
+            // The ledger records each submit and lists this user's generations with working links.
+            routes: { basePath: 'api', identify: (_request, req) => currentUser(req), source },
             webhook: { path: WEBHOOK_PATH, secrets: webhookSecrets },
           }),
         }),
       ],
       controllers: [PageController],
-      providers: [GenerationWebhooks, Poller],
+      providers: [GenerationWebhooks],
     };
   }
 

@@ -8,12 +8,8 @@ export interface SampleConfig {
   baseUrl: string;
   /** Several, comma-separated, while a secret is being rotated. */
   webhookSecrets: string[];
-  /** The SQLite file. Default `data/generations.db` beside the app. */
-  databaseFile: string;
-  /** Poll a running generation once it has had no news (no webhook) for this long. Default 15 s. */
-  pollStaleAfterMs: number;
-  /** How often to look for such generations. Default 5 s. */
-  pollIntervalMs: number;
+  /** Where the app keeps its data: the ledger's SQLite file, `generations.db`. Default `data/` beside the app. */
+  dataDir: string;
 }
 
 export function readConfig(config: ConfigService): SampleConfig {
@@ -25,8 +21,6 @@ export function readConfig(config: ConfigService): SampleConfig {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-    databaseFile: config.get('DATABASE_FILE') ?? fileURLToPath(new URL('../data/generations.db', import.meta.url)),
-    pollStaleAfterMs: Number(config.get('POLL_STALE_AFTER_MS') ?? 15_000),
-    pollIntervalMs: Number(config.get('POLL_INTERVAL_MS') ?? 5_000),
+    dataDir: config.get('DATA_DIR') ?? fileURLToPath(new URL('../data/', import.meta.url)),
   };
 }

@@ -1,14 +1,15 @@
+import type { GenerationLedger } from '@mediagen/core/ledger';
 import { OnGenerationEvent, type WebhookEvent } from '@mediagen/nestjs';
-import { Injectable } from '@nestjs/common';
-import { GenerationStore } from './store.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { GENERATION_LEDGER } from './tokens.js';
 
-/** Verified webhook events land here (once per event, however often delivered) and go to SQLite. */
+/** Verified webhook events land here (once per event, however often delivered) and move the ledger's record on. */
 @Injectable()
 export class GenerationWebhooks {
-  constructor(private readonly store: GenerationStore) {}
+  constructor(@Inject(GENERATION_LEDGER) private readonly ledger: GenerationLedger) {}
 
   @OnGenerationEvent('*')
-  record(event: WebhookEvent): void {
-    this.store.applyWebhook(event);
+  async record(event: WebhookEvent): Promise<void> {
+    await this.ledger.applyEvent(event);
   }
 }

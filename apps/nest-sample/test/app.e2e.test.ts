@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signWebhook } from '@mediagen/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, KEY, OLD_SECRET, SECRET, type Stack, startStack } from './support/stack.js';
+import { eventually, KEY, type ListedGeneration, OLD_SECRET, SECRET, type Stack, startStack } from './support/stack.js';
 
 const stacks: Stack[] = [];
 async function stack(...args: Parameters<typeof startStack>) {
@@ -23,6 +23,17 @@ async function settled(s: Stack, id: string) {
   );
 }
 
+/** A link's status; a socket kept alive to an emulator since stopped fails once (as a browser would retry). */
+async function statusOf(url: string): Promise<number> {
+  const read = async () => (await fetch(url)).status;
+  return read().catch(read);
+}
+
+/** What a generation is, without its links (a read may sign them afresh). */
+function facts({ output_url: _url, output_urls: _urls, ...rest }: ListedGeneration) {
+  return rest;
+}
+
 describe('nest-sample against the emulator, over HTTP', () => {
   it('a generation submitted through the app completes, learnt from its webhook, which lands once', async () => {
     const s = await stack();
@@ -31,13 +42,12 @@ describe('nest-sample against the emulator, over HTTP', () => {
     expect(submitted.body).toMatchObject({ status: 'pending', model: 'image-fast', pricing_source: 'catalog_default' });
     const id = submitted.body.generation_id as string;
 
-    // Recorded at submit; on a loaded machine the webhook may already have landed too.
-    const [pending] = await s.list();
-    expect(pending).toMatchObject({ generation_id: id, prompt: 'a lighthouse at dusk' });
-    expect(['submit', 'webhook']).toContain(pending!.source);
+    // Recorded in the ledger at submit; on a loaded machine the webhook may already have landed too.
+    const [recorded] = await s.list();
+    expect(recorded).toMatchObject({ generation_id: id, model: 'image-fast', prompt: 'a lighthouse at dusk', available: true });
 
     const done = await settled(s, id);
-    expect(done).toMatchObject({ status: 'completed', source: 'webhook', webhooks: 1, credits_used: expect.any(Number) });
+    expect(done).toMatchObject({ status: 'completed', available: true, credits_used: expect.any(Number) });
     expect(done.output_url).toMatch(/\/api\/v1\/output\//);
     const image = await fetch(done.output_url!);
     expect(image.headers.get('content-type')).toMatch(/^image\//);
@@ -68,7 +78,6 @@ describe('nest-sample against the emulator, over HTTP', () => {
       output_url: null,
       error: { code: 'model_unavailable' },
       credits_used: 0,
-      source: 'webhook',
     });
   });
 
@@ -114,7 +123,7 @@ describe('nest-sample against the emulator, over HTTP', () => {
       return rows.length === 2 && rows;
     });
     expect(deliveries.map((d) => d.status)).toEqual([200, 200]);
-    expect((await s.list())[0]).toMatchObject({ status: 'completed', webhooks: 1 });
+    expect((await s.list())[0]).toMatchObject({ generation_id: body.generation_id, status: 'completed' });
   });
 
   it('an app still on the old secret alone refuses the new one with a 4xx, which the service does not retry', async () => {
@@ -125,25 +134,27 @@ describe('nest-sample against the emulator, over HTTP', () => {
       return rows.length > 0 && rows[0]!.outcome !== 'pending' && rows;
     });
     expect(row).toMatchObject({ attempt: 1, status: 401, outcome: 'rejected' });
-    expect((await s.list())[0]).toMatchObject({ status: 'pending', webhooks: 0 });
+    // Not lost: the ledger's reconciler reads its status (receiver rule 8).
+    expect(await settled(s, body.generation_id)).toMatchObject({ status: 'completed' });
   });
 
-  it('when no webhook comes, polling finds the result (receiver rule 8)', async () => {
-    const s = await stack({ endpointSecrets: [], pollStaleAfterMs: 100 });
+  it("when no webhook comes, the ledger's reconciler finds the result (receiver rule 8)", async () => {
+    const s = await stack({ endpointSecrets: [] });
     const { body } = await s.submit({ model: 'image-fast', prompt: 'no webhook' });
     const done = await settled(s, body.generation_id);
-    expect(done).toMatchObject({ status: 'completed', source: 'poll', webhooks: 0 });
+    expect(done).toMatchObject({ status: 'completed', available: true });
     expect(done.output_urls).toHaveLength(1);
+    expect(await s.deliveries(body.generation_id)).toEqual([]);
   });
 
   it('a restart loses nothing, and a delivery after it is still a duplicate', async () => {
     const s = await stack();
     const { body } = await s.submit({ model: 'image-fast', prompt: 'survives restarts' });
     await settled(s, body.generation_id);
-    const snapshot = await s.list();
+    const snapshot = (await s.list()).map(facts);
 
     await s.restart();
-    expect(await s.list()).toEqual(snapshot);
+    expect((await s.list()).map(facts)).toEqual(snapshot);
     // The same event delivered again after the restart (the in-memory de-dup is gone): SQLite still knows it.
     const raw = JSON.stringify({
       generation_id: body.generation_id,
@@ -165,7 +176,7 @@ describe('nest-sample against the emulator, over HTTP', () => {
       body: raw,
     });
     expect(res.status).toBe(200);
-    expect(await s.list()).toEqual(snapshot);
+    expect((await s.list()).map(facts)).toEqual(snapshot);
   });
 
   it("the browser's Idempotency-Key is passed through: the same submit twice is one generation, billed once", async () => {
@@ -330,5 +341,64 @@ describe('nest-sample against the emulator, over HTTP', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     expect(html).toContain('<form');
     expect(html).not.toMatch(/(src|href)=["']https?:/);
+  });
+});
+
+describe('nest-sample: earlier generations after restarts and link expiry (the ledger)', () => {
+  const THREE_DAYS_MS = 3 * 24 * 3600_000;
+
+  it('after an app restart on the same data dir, an earlier generation is listed with a working link', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'before the restart' });
+    const done = await settled(s, body.generation_id);
+
+    await s.restart();
+    const [again] = await s.list();
+    expect(again).toMatchObject({ generation_id: done.generation_id, status: 'completed', available: true });
+    const image = await fetch(again!.output_url!);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toMatch(/^image\//);
+  });
+
+  it('when the service forgot it too (emulator restarted), it is listed as no longer available, never with a dead link', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'the service forgets' });
+    const done = await settled(s, body.generation_id);
+
+    await s.stopApp();
+    await s.restartEmulator();
+    // The link from before is dead now: this is what the page must not show.
+    expect(await statusOf(done.output_url!)).not.toBe(200);
+    await s.startApp();
+
+    const [gone] = await s.list();
+    expect(gone).toMatchObject({
+      generation_id: done.generation_id,
+      status: 'completed',
+      available: false,
+      output_url: null,
+      output_urls: null,
+    });
+    // And it stays so (the ledger recorded it), for every later read.
+    expect((await s.list())[0]).toMatchObject({ available: false, output_url: null });
+  });
+
+  it('a link past its 3-day expiry is signed afresh on read: the listed link works', async () => {
+    const s = await stack();
+    const { body } = await s.submit({ model: 'image-fast', prompt: 'three days later' });
+    const done = await settled(s, body.generation_id);
+    expect((await fetch(done.output_url!)).status).toBe(200);
+
+    await s.advanceClock(THREE_DAYS_MS + 60_000);
+    // The link signed at completion has expired on the service's clock.
+    expect((await fetch(done.output_url!)).status).not.toBe(200);
+
+    const [later] = await s.list();
+    expect(later).toMatchObject({ generation_id: done.generation_id, status: 'completed', available: true });
+    expect(later!.output_url).not.toBe(done.output_url);
+    expect((await fetch(later!.output_url!)).status).toBe(200);
+    // The same through a restart: the re-signed link was kept.
+    await s.restart();
+    expect((await fetch((await s.list())[0]!.output_url!)).status).toBe(200);
   });
 });

@@ -8,6 +8,7 @@ import { type Stack, startStack } from './support/stack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../test-output/page.png', import.meta.url));
+const UNAVAILABLE_SCREENSHOT = fileURLToPath(new URL('../test-output/unavailable.png', import.meta.url));
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -124,5 +125,37 @@ describe('the sample page in a real Chromium', () => {
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe(keys[0]);
     expect(await count()).toBe(before + 1);
+  });
+
+  // Last: it restarts the emulator under the shared stack.
+  it('after a restart of everything, an earlier result the service forgot shows as no longer available, not a broken image', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
+    await page.selectOption('#model', 'image-fast');
+    await page.fill('#prompt', 'a result from before the restart');
+    await page.click('#submit');
+    const done = page.locator('#list li[data-status="completed"]', { hasText: 'a result from before the restart' });
+    await done.locator('img').waitFor({ timeout: 15_000 });
+    await page.close();
+
+    // `pnpm demo` again: the app restarts on its data, the emulator restarts with nothing.
+    await stack.stopApp();
+    await stack.restartEmulator();
+    await stack.startApp();
+
+    const again = await context.newPage();
+    const broken: string[] = [];
+    again.on('requestfailed', (request) => broken.push(request.url()));
+    again.on('response', (response) => {
+      if (response.status() >= 400) broken.push(`${response.status()} ${response.url()}`);
+    });
+    await again.goto(stack.origin + '/');
+    const item = again.locator('#list li', { hasText: 'a result from before the restart' });
+    await item.locator('[data-gone]').waitFor({ timeout: 15_000 });
+    expect(await item.locator('[data-gone]').textContent()).toMatch(/no longer available/i);
+    expect(await item.locator('img, video, audio').count()).toBe(0);
+    expect(broken).toEqual([]);
+    await again.screenshot({ path: UNAVAILABLE_SCREENSHOT, fullPage: true });
   });
 });

@@ -3,11 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LedgerGeneration } from '@mediagen/core/ledger';
 import { type RunningEmulator, startEmulator, type WebhookConfig } from '@mediagen/emulator';
 import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module.js';
-import type { StoredGeneration } from '../../src/store.js';
+import { LEDGER_CLOCK } from '../../src/tokens.js';
+
+/** A generation as `GET /api/generations` lists it (the ledger's view). */
+export type ListedGeneration = LedgerGeneration & { generation_id: string };
 
 export const KEY = 'svc_live_nest_sample_test';
 export const SECRET = 'whsec_nest_sample_new';
@@ -18,8 +22,6 @@ export interface StackOptions {
   appSecrets?: string[];
   /** The secrets of the emulator's endpoints pointing at the app (one endpoint each); `[]` sends no webhook. Default `[SECRET]`. */
   endpointSecrets?: string[];
-  /** Poll generations with no news after this long (default: effectively never, so webhooks are what the test sees). */
-  pollStaleAfterMs?: number;
   /** The emulator's time scale. Default 0.005: an image renders in well under a second. */
   timeScale?: number;
   /** Serve the app over HTTPS with this key and certificate (as `main.ts` would with `httpsOptions`). */
@@ -41,32 +43,36 @@ export async function startStack(options: StackOptions = {}) {
   const origin = `${options.https ? 'https' : 'http'}://127.0.0.1:${port}`;
   const webhookUrl = `${origin}/api/webhooks/mediagen`;
   const webhooks: WebhookConfig[] = (options.endpointSecrets ?? [SECRET]).map((secret) => ({ url: webhookUrl, secret, enabled: true }));
-  const emulator: RunningEmulator = await startEmulator({
-    port: 0,
-    config: {
-      timeScale: options.timeScale ?? 0.005,
-      accounts: [{ id: 'acct_sample', tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks }],
-    },
-  });
+  const config = {
+    timeScale: options.timeScale ?? 0.005,
+    accounts: [{ id: 'acct_sample', tier: 'pro' as const, balance: 15_000, keys: [{ key: KEY }], webhooks }],
+  };
+  let emulator: RunningEmulator = await startEmulator({ port: 0, config });
+  const emulatorUrl = emulator.url;
+  /** The emulator's clock offset (`/__emulator/clock`), which the app's ledger reads its time with. */
+  let clockOffsetMs = 0;
   const dir = mkdtempSync(join(tmpdir(), 'nest-sample-'));
   const settings = {
     MEDIAGEN_API_KEY: KEY,
-    MEDIAGEN_BASE_URL: emulator.url,
+    MEDIAGEN_BASE_URL: emulatorUrl,
     MEDIAGEN_WEBHOOK_SECRET: (options.appSecrets ?? [SECRET]).join(','),
-    DATABASE_FILE: join(dir, 'generations.db'),
-    POLL_INTERVAL_MS: '50',
-    POLL_STALE_AFTER_MS: String(options.pollStaleAfterMs ?? 3_600_000),
+    DATA_DIR: dir,
   };
 
   let app: INestApplication | undefined;
-  /** Starts the app (again): a restart keeps the database file. */
+  /** Starts the app (again) as `main.ts` does: a restart keeps the data directory. */
   const startApp = async () => {
-    app = await NestFactory.create(AppModule.forRoot(settings), {
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(settings)] })
+      .overrideProvider(LEDGER_CLOCK)
+      .useValue(() => Date.now() + clockOffsetMs)
+      .compile();
+    app = moduleRef.createNestApplication({
       rawBody: true,
       logger: false,
       forceCloseConnections: true,
       ...(options.https && { httpsOptions: options.https }),
     });
+    app.enableShutdownHooks();
     await app.listen(port, '127.0.0.1');
   };
   const stopApp = async () => {
@@ -104,7 +110,7 @@ export async function startStack(options: StackOptions = {}) {
           headers: { 'content-type': 'application/json', ...headers },
           body: JSON.stringify(params),
         }),
-      list: async () => (await json<{ generations: StoredGeneration[] }>('/api/generations')).body.generations,
+      list: async () => (await json<{ generations: ListedGeneration[] }>('/api/generations')).body.generations,
     };
   };
   const you = browser();
@@ -112,12 +118,33 @@ export async function startStack(options: StackOptions = {}) {
   return {
     origin,
     webhookUrl,
-    emulator,
+    get emulator() {
+      return emulator;
+    },
     ...you,
     browser,
     restart: async () => {
       await stopApp();
       await startApp();
+    },
+    stopApp,
+    startApp,
+    /** A new emulator process on the same address: everything the old one knew (generations, link key) is gone. */
+    restartEmulator: async () => {
+      await emulator.close();
+      emulator = await startEmulator({ port: Number(new URL(emulatorUrl).port), config });
+      clockOffsetMs = 0;
+    },
+    /** Moves the emulator's clock (link expiry is on it) and the app's ledger clock with it. */
+    advanceClock: async (advanceMs: number) => {
+      const res = await fetch(`${emulator.url}/__emulator/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ advanceMs }),
+      });
+      if (!res.ok) throw new Error(`clock: ${res.status}`);
+      const health = (await (await fetch(`${emulator.url}/__emulator/health`)).json()) as { clock_offset_ms: number };
+      clockOffsetMs = health.clock_offset_ms;
     },
     deliveries: async (generationId: string) =>
       ((await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${generationId}`)).json()) as { deliveries: unknown })

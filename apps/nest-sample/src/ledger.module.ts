@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MediaGenClient } from '@mediagen/core';
+import { createGenerationLedger, type GenerationLedger } from '@mediagen/core/ledger';
+import { SqliteGenerationStore } from '@mediagen/sqlite';
+import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { CHECK_EVERY_LINK_MS, checkedSource } from './checked-source.js';
+import { readConfig, type SampleConfig } from './config.js';
+import { withPrompts } from './prompts.js';
+import { GENERATION_LEDGER, GENERATION_SOURCE, LEDGER_CLOCK, SAMPLE_CONFIG } from './tokens.js';
+
+const logger = new Logger('GenerationLedger');
+
+/**
+ * The ledger's own client. `MediaGenModule` builds its client from options that need the ledger
+ * (`routes.source`), so the ledger cannot take that one without a cycle: same key, same service.
+ */
+function ledgerClient({ apiKey, baseUrl }: SampleConfig): MediaGenClient {
+  return new MediaGenClient({ apiKey, baseUrl });
+}
+
+function openStore({ dataDir }: SampleConfig): SqliteGenerationStore {
+  mkdirSync(dataDir, { recursive: true });
+  return new SqliteGenerationStore({ filename: join(dataDir, 'generations.db') });
+}
+
+function buildLedger(sample: SampleConfig, store: SqliteGenerationStore, now: () => number, linkMarginMs?: number): GenerationLedger {
+  return createGenerationLedger({
+    client: ledgerClient(sample),
+    store,
+    now,
+    linkMarginMs,
+    // Once per generation, when it ends (webhook, poll or refused submit, whichever comes first):
+    // where an app sends its email, charges its user or starts the next step.
+    onTerminal: (g) => logger.log(`${g.generation_id ?? g.idempotency_key} ${g.status}`),
+    onError: (error) => logger.warn(error instanceof Error ? error.message : String(error)),
+  });
+}
+
+/** Runs the ledger's reconciler while the app runs: it polls generations whose webhook never came. */
+@Injectable()
+class LedgerLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(GENERATION_LEDGER) private readonly ledger: GenerationLedger,
+    private readonly store: SqliteGenerationStore,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.ledger.start();
+  }
+
+  /** After the HTTP server closed (`app.close()`, or a signal with `enableShutdownHooks()`). */
+  async onApplicationShutdown(): Promise<void> {
+    await this.ledger.stop();
+    await this.store.close();
+  }
+}
+
+/** The ledger, one per app: `MediaGenModule`'s routes and the webhook handler share it. */
+@Module({
+  providers: [
+    { provide: SAMPLE_CONFIG, useFactory: readConfig, inject: [ConfigService] },
+    { provide: LEDGER_CLOCK, useValue: Date.now },
+    { provide: SqliteGenerationStore, useFactory: openStore, inject: [SAMPLE_CONFIG] },
+    { provide: GENERATION_LEDGER, useFactory: buildLedger, inject: [SAMPLE_CONFIG, SqliteGenerationStore, LEDGER_CLOCK] },
+    {
+      provide: GENERATION_SOURCE,
+      useFactory: (ledger: GenerationLedger, sample: SampleConfig, store: SqliteGenerationStore, now: () => number) =>
+        withPrompts(checkedSource(ledger, buildLedger(sample, store, now, CHECK_EVERY_LINK_MS)), store),
+      inject: [GENERATION_LEDGER, SAMPLE_CONFIG, SqliteGenerationStore, LEDGER_CLOCK],
+    },
+    LedgerLifecycle,
+  ],
+  exports: [SAMPLE_CONFIG, LEDGER_CLOCK, SqliteGenerationStore, GENERATION_LEDGER, GENERATION_SOURCE],
+})
+export class LedgerModule {}
