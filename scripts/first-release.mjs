@@ -69,7 +69,9 @@ const planned = new Map(plannedReleases().map((r) => [r.name, r]));
 const lacking = published.filter((p) => planned.get(p.name)?.newVersion !== FIRST);
 for (const p of lacking) {
   const plan = planned.get(p.name);
-  console.log(`first-release: ${p.name}: ${plan && plan.type !== 'none' ? `planned ${plan.type} -> ${plan.newVersion}` : 'no changeset'}; adding a minor one`);
+  console.log(
+    `first-release: ${p.name}: ${plan && plan.type !== 'none' ? `planned ${plan.type} -> ${plan.newVersion}` : 'no changeset'}; adding a minor one`,
+  );
 }
 const majors = lacking.filter((p) => planned.get(p.name)?.type === 'major');
 if (majors.length > 0) fail(majors.map((p) => `${p.name} has a major changeset: it would be released as 1.0.0, not ${FIRST}`));
@@ -104,7 +106,8 @@ for (const p of after.values()) {
     for (const [dep, range] of Object.entries(p.pkg[field] ?? {})) {
       const target = after.get(dep);
       // pnpm publish rewrites workspace: ranges to the released versions; a plain range would pin a stale one.
-      if (target && !String(range).startsWith('workspace:')) problems.push(`${p.name} ${field}.${dep} is "${range}", not a workspace: range`);
+      if (target && !String(range).startsWith('workspace:'))
+        problems.push(`${p.name} ${field}.${dep} is "${range}", not a workspace: range`);
     }
   }
 }
@@ -114,4 +117,11 @@ if (problems.length > 0) fail(problems);
 
 console.log(`\nfirst-release: ${published.length} packages at ${FIRST}, each with a CHANGELOG.md:`);
 for (const p of published) console.log(`  ${p.name}@${FIRST}`);
+// Not a failure of the version run, but the publish would fail on it: npm refuses a provenance
+// statement whose repository does not match the package's `repository` field (RELEASING.md).
+const unlinked = published.filter((p) => !after.get(p.name)?.pkg.repository);
+if (unlinked.length > 0) {
+  console.warn(`\nfirst-release: WARNING: no "repository" in ${unlinked.map((p) => p.name).join(', ')}.`);
+  console.warn('  Publishing with provenance (release.yml) needs it: see RELEASING.md, "Set up once".');
+}
 console.log('\nNext: review `git diff`, commit it ("Version Packages"), then `pnpm release` (RELEASING.md).');
