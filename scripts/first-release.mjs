@@ -4,13 +4,12 @@
 // must come out of `changeset version` at exactly 0.1.0 with a CHANGELOG.md. A package whose
 // pending changesets are patches only would come out at 0.0.1, and one with none would not be
 // released at all, so this adds one `minor` changeset ("First release.") naming every published
-// package that `changeset status` does not already plan to take to 0.1.0, runs
+// package with no minor or major changeset of its own, runs
 // `changeset version`, then checks the result and exits non-zero, naming each package, when
 // anything is off. It commits nothing: review `git diff`, commit, then `pnpm release`
 // (RELEASING.md).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +20,11 @@ const CHANGESET_FILE = join(ROOT, '.changeset', 'first-release.md');
 /** pnpm, as the lead runs it (the root's own pnpm; `npx -y pnpm@12.21.0` in CI). */
 function pnpm(args) {
   return execFileSync('pnpm', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** The workspace's own changesets CLI, called directly (no `pnpm exec`: nothing to install or verify first). */
+function changeset(args) {
+  return execFileSync(join(ROOT, 'node_modules', '.bin', 'changeset'), args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
 /** Every workspace package, as pnpm reads pnpm-workspace.yaml: { name, version, dir, private }. */
@@ -34,16 +38,26 @@ function workspacePackages() {
     });
 }
 
-/** What `changeset version` would do now: [{ name, type, oldVersion, newVersion }]. */
-function plannedReleases() {
-  const scratch = mkdtempSync(join(tmpdir(), 'first-release-'));
-  try {
-    const file = join(scratch, 'status.json');
-    pnpm(['exec', 'changeset', 'status', '--output', file]);
-    return JSON.parse(readFileSync(file, 'utf8')).releases;
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+/**
+ * The bump each package's own pending changesets ask for: Map<name, 'major' | 'minor' | 'patch'>.
+ * Read from the files (the frontmatter grammar checks/src/changesets.ts checks), not from
+ * `changeset status`, which needs git to find main and with `--since` reports only new changesets.
+ */
+function requestedBumps() {
+  const rank = { patch: 1, minor: 2, major: 3 };
+  const bumps = new Map();
+  for (const file of pendingChangesets()) {
+    const text = readFileSync(join(ROOT, '.changeset', file), 'utf8');
+    const frontmatter = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+    if (!frontmatter) fail([`.changeset/${file} has no frontmatter`]);
+    for (const line of frontmatter[1].split(/\r?\n/).filter((l) => l.trim() !== '')) {
+      const release = /^\s*["']?(@?[\w./-]+)["']?\s*:\s*(major|minor|patch)\s*$/.exec(line);
+      if (!release) fail([`.changeset/${file}: not a "name": bump line: ${line}`]);
+      const [, name, bump] = release;
+      if (!bumps.has(name) || rank[bump] > rank[bumps.get(name)]) bumps.set(name, bump);
+    }
   }
+  return bumps;
 }
 
 function pendingChangesets() {
@@ -64,17 +78,15 @@ if (released.length > 0) {
   fail(released.map((p) => `${p.name} is at ${p.version}: not a first release (use \`pnpm changeset version\`)`));
 }
 
-// 2. One minor changeset for every published package not already planned to reach 0.1.0.
-const planned = new Map(plannedReleases().map((r) => [r.name, r]));
-const lacking = published.filter((p) => planned.get(p.name)?.newVersion !== FIRST);
-for (const p of lacking) {
-  const plan = planned.get(p.name);
-  console.log(
-    `first-release: ${p.name}: ${plan && plan.type !== 'none' ? `planned ${plan.type} -> ${plan.newVersion}` : 'no changeset'}; adding a minor one`,
-  );
-}
-const majors = lacking.filter((p) => planned.get(p.name)?.type === 'major');
+// 2. One minor changeset for every published package with no minor or major one of its own (a
+//    patch, or only a dependency's bump, would take it to 0.0.1).
+const requested = requestedBumps();
+const majors = published.filter((p) => requested.get(p.name) === 'major');
 if (majors.length > 0) fail(majors.map((p) => `${p.name} has a major changeset: it would be released as 1.0.0, not ${FIRST}`));
+const lacking = published.filter((p) => requested.get(p.name) !== 'minor');
+for (const p of lacking) {
+  console.log(`first-release: ${p.name}: ${requested.has(p.name) ? 'patch changesets only' : 'no changeset'}; adding a minor one`);
+}
 if (lacking.length > 0) {
   if (existsSync(CHANGESET_FILE)) fail([`${relative(ROOT, CHANGESET_FILE)} exists already: remove it and run again`]);
   const frontmatter = lacking.map((p) => `"${p.name}": minor`).join('\n');
@@ -83,7 +95,7 @@ if (lacking.length > 0) {
 
 // 3. The version run itself.
 console.log(`first-release: ${pendingChangesets().length} changesets -> pnpm changeset version`);
-pnpm(['exec', 'changeset', 'version']);
+changeset(['version']);
 
 // 4. Check what it wrote.
 const problems = [];
