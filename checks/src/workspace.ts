@@ -40,13 +40,15 @@ export function publishedPackages(): WorkspacePackage[] {
   return packagesUnder('packages').filter(({ pkg }) => pkg.private !== true);
 }
 
-/** The private ones (apps, bench, conformance, these checks, the runtime matrix): never versioned, never published. */
+/** The private ones (apps, bench, conformance, these checks, the runtime matrix, …): never versioned, never published. */
 export function privatePackages(): WorkspacePackage[] {
-  const single = ['bench', 'checks', 'runtimes']
+  const single = ['bench', 'checks', 'runtimes', 'soak', 'docs', 'workflow-lint']
     .map((name) => join(ROOT, name))
     .filter((dir) => existsSync(join(dir, 'package.json')))
     .map((dir) => ({ dir, pkg: readJson(join(dir, 'package.json')) }));
-  return [...packagesUnder('packages'), ...packagesUnder('apps'), ...single].filter(({ pkg }) => pkg.private === true);
+  return [...packagesUnder('packages'), ...packagesUnder('packages/nestjs/compat'), ...packagesUnder('apps'), ...single].filter(
+    ({ pkg }) => pkg.private === true,
+  );
 }
 
 /** Every copy-pasteable sample app: apps/*-sample. */

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { run } from '../src/run';
@@ -9,7 +10,7 @@ const scratch = inject('scratch');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 
 // What `pnpm publish` would upload, package by package (the tarball is the same one `pnpm pack` makes).
-describe.each(publishedPackages().map(({ pkg }) => [pkg.name, pkg] as const))('%s as published', (name, pkg) => {
+describe.each(publishedPackages().map(({ dir, pkg }) => [pkg.name, pkg, dir] as const))('%s as published', (name, pkg, dir) => {
   const contents = () => unpack(tarballs[name]!, join(scratch, 'unpacked', name.replace('/', '__')));
 
   it('ships dist, README and the manifest only: no tests, no sources', async () => {
@@ -18,6 +19,8 @@ describe.each(publishedPackages().map(({ pkg }) => [pkg.name, pkg] as const))('%
     expect(files).toContain('README.md');
     expect(files.some((f) => f.startsWith('dist/'))).toBe(true);
     expect(unexpectedFiles(files)).toEqual([]);
+    // Once `changeset version` has written it (from the first release on), users get the changelog.
+    if (existsSync(join(dir, 'CHANGELOG.md'))) expect(files).toContain('CHANGELOG.md');
   });
 
   it('has source maps that never point at a file it does not ship', async () => {
