@@ -21,4 +21,9 @@ export function proxy(request: Request): Response | undefined {
   }
 }
 
-export const config = { matcher: '/api/:path*' };
+/**
+ * Every API route except the webhook receiver: Next clones a body for its proxy and holds the
+ * route until that whole body has arrived (up to `proxyClientMaxBodySize`, 10 MB), which would
+ * take the receiver's deadline and size cap out of its hands (see @mediagen/next's README).
+ */
+export const config = { matcher: '/api/((?!webhooks/mediagen(?:/|$)).*)' };

@@ -20,6 +20,8 @@ const MEASUREMENTS = [
   ['batch-throughput', './batch-throughput.mjs'],
   ['emulator-capacity', './emulator-capacity.mjs'],
   ['wait-latency', './wait-latency.mjs'],
+  ['ledger-submit', './ledger-overhead.mjs'],
+  ['ledger-reconciler', './ledger-reconciler.mjs'],
 ];
 
 function peerVersions() {

@@ -9,6 +9,7 @@ export {
   type RouteConformanceTarget,
   type StartedRoutes,
 } from './route-conformance';
+export { describeGenerationStoreConformance, type GenerationStoreTarget, makeRecord } from './store-conformance';
 export {
   describeWebhookConformance,
   LIMIT,

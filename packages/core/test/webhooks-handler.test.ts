@@ -319,6 +319,23 @@ describe('handleWebhook', () => {
     expect(onEvent).not.toHaveBeenCalled();
   });
 
+  it('a stalled body from an async iterator (how Next hands a Node request to a route) is still answered at the deadline', async () => {
+    // undici settles `cancel()` on such a body only after its pending read, which never ends here.
+    async function* stalled() {
+      yield new TextEncoder().encode('{"generation_id":');
+      await new Promise(() => {});
+    }
+    const request = new Request('http://localhost/webhooks', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': `sha256=${'0'.repeat(64)}` },
+      body: stalled() as unknown as BodyInit,
+      duplex: 'half',
+    } as RequestInit);
+    const res = await createWebhookHandler({ secrets: SECRET, onEvent: vi.fn(), deadlineMs: 50 })(request);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error).toBe('WEBHOOK_BODY_TIMEOUT');
+  });
+
   it('publishes each verified event to `events` (duplicates too) and hands late work to `waitUntil`', async () => {
     const published: WebhookEvent[] = [];
     const kept: Promise<unknown>[] = [];

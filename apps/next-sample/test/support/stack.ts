@@ -11,7 +11,7 @@ export const SECRET = 'whsec_studio_test';
 export const ACCOUNT = 'acct_studio';
 const APP = fileURLToPath(new URL('../../', import.meta.url));
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -23,7 +23,10 @@ async function freePort(): Promise<number> {
 }
 
 /** `next start` of the built studio (built once per run by turbo: test depends on build). */
-export async function startStudio(env: Record<string, string>, port: number): Promise<{ origin: string; stop(): Promise<void> }> {
+export async function startStudio(
+  env: Record<string, string>,
+  port: number,
+): Promise<{ origin: string /** The `next-server` process (whose RSS a test can read). */; pid: number; stop(): Promise<void> }> {
   if (!existsSync(join(APP, '.next', 'BUILD_ID')))
     throw new Error('The studio is not built: run `pnpm turbo run test --filter=next-sample` (it builds first).');
   const child: ChildProcess = spawn(
@@ -49,6 +52,7 @@ export async function startStudio(env: Record<string, string>, port: number): Pr
   }
   return {
     origin,
+    pid: child.pid as number,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

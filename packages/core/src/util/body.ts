@@ -35,7 +35,9 @@ export async function readBody(request: Request, max: number, deadline = Number.
       chunks.push(value);
     }
   } catch (error) {
-    await reader.cancel().catch(() => {});
+    // Not awaited: a body built from an async iterator (Next's Node request, undici's `Request`)
+    // settles `cancel()` only after its pending read, which a stalled sender never ends.
+    reader.cancel().catch(() => {});
     throw error;
   } finally {
     clearTimeout(timer);

@@ -1,0 +1,184 @@
+import type { GenerationRecord, GenerationStore } from '@mediagen/core/ledger';
+import { afterAll, describe, expect, it } from 'vitest';
+
+export interface GenerationStoreTarget {
+  /** Shown in the test names. */
+  name: string;
+  /** A new, empty store (its own tables or prefix), for one test. */
+  create(): Promise<GenerationStore> | GenerationStore;
+  /** Called once after every test ran (close pools, drop schemas). */
+  close?(): Promise<void> | void;
+}
+
+let serial = 0;
+
+/** A record as the ledger writes an intent, with `overrides`. */
+export function makeRecord(overrides: Partial<GenerationRecord> = {}): GenerationRecord {
+  serial++;
+  return {
+    key: `key-${serial}-${Math.random().toString(36).slice(2)}`,
+    owner: 'user-a',
+    params: { model: 'image-fast', prompt: `a prompt ${serial}`, number_results: 2, reference_images: ['https://x.test/a.png'] },
+    status: 'submitting',
+    generation_id: null,
+    generation: null,
+    error: null,
+    unavailable: false,
+    notified: false,
+    outputs: null,
+    created_at: 1_700_000_000_000 + serial,
+    updated_at: 1_700_000_000_000 + serial,
+    next_check_at: 0,
+    version: 0,
+    lease_holder: null,
+    lease_until: 0,
+    ...overrides,
+  };
+}
+
+const generation = (id: string, status: 'pending' | 'completed' = 'pending') => ({
+  generation_id: id,
+  status,
+  model: 'image-fast',
+  output_url: status === 'completed' ? `https://x.test/api/v1/output/${id}/1/s/0/a.png` : null,
+  output_urls: status === 'completed' ? [`https://x.test/api/v1/output/${id}/1/s/0/a.png`] : null,
+  credits_used: 8,
+  duration_ms: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  completed_at: null,
+  request_id: 'req_1',
+  an_unknown_field: { kept: [1, 'two'] },
+});
+
+/**
+ * The behaviour the ledger relies on from every `GenerationStore`: one line per store package,
+ * `describeGenerationStoreConformance({ name, create })`, in its own test file.
+ */
+export function describeGenerationStoreConformance(target: GenerationStoreTarget): void {
+  describe(`GenerationStore conformance: ${target.name}`, () => {
+    afterAll(async () => {
+      await target.close?.();
+    });
+
+    it('inserts once per key and reads back the record by value, JSON fields and unknown fields intact', async () => {
+      const store = await target.create();
+      const record = makeRecord();
+      expect(await store.insert(record)).toBe(true);
+      expect(await store.insert({ ...record, owner: 'someone-else' })).toBe(false);
+      const read = await store.get(record.key);
+      expect(read).toEqual(record);
+      // By value: changing what was read changes nothing stored.
+      (read as GenerationRecord).params.prompt = 'changed';
+      expect((await store.get(record.key))?.params.prompt).toBe(record.params.prompt);
+      expect(await store.get('no-such-key')).toBeUndefined();
+    });
+
+    it('update is a compare-and-set on version: one of two writers of the same version wins', async () => {
+      const store = await target.create();
+      const record = makeRecord();
+      await store.insert(record);
+      const g = generation('gen-cas-1');
+      const [a, b] = await Promise.all([
+        store.update(record.key, 0, { status: 'pending', generation_id: 'gen-cas-1', generation: g }),
+        store.update(record.key, 0, { status: 'processing', generation_id: 'gen-cas-1' }),
+      ]);
+      expect([a, b].filter(Boolean)).toHaveLength(1);
+      const winner = (a ?? b) as GenerationRecord;
+      expect(winner.version).toBe(1);
+      expect(await store.get(record.key)).toEqual(winner);
+      expect(await store.update(record.key, 0, { status: 'failed' })).toBeUndefined();
+      expect(await store.update('no-such-key', 0, { status: 'failed' })).toBeUndefined();
+      const next = await store.update(record.key, 1, {
+        status: 'completed',
+        generation: generation('gen-cas-1', 'completed'),
+        notified: true,
+      });
+      expect(next).toMatchObject({ version: 2, status: 'completed', notified: true, owner: record.owner, params: record.params });
+      expect(next?.generation).toEqual(generation('gen-cas-1', 'completed'));
+    });
+
+    it('finds a record by its generation id once it is recorded', async () => {
+      const store = await target.create();
+      const record = makeRecord();
+      await store.insert(record);
+      const id = `gen-${record.key}`;
+      expect(await store.getByGenerationId(id)).toBeUndefined();
+      await store.update(record.key, 0, { generation_id: id, status: 'pending' });
+      expect((await store.getByGenerationId(id))?.key).toBe(record.key);
+    });
+
+    it('lists one owner only, newest first, in pages that neither skip nor repeat', async () => {
+      const store = await target.create();
+      const owner = `owner-${Math.random().toString(36).slice(2)}`;
+      const base = 1_800_000_000_000;
+      const mine = Array.from({ length: 7 }, (_, i) => makeRecord({ owner, created_at: base + Math.floor(i / 2) }));
+      for (const r of [...mine].reverse()) await store.insert(r);
+      await store.insert(makeRecord({ owner: `${owner}-other`, created_at: base + 100 }));
+      const expected = [...mine].sort((a, b) => b.created_at - a.created_at || (a.key < b.key ? 1 : -1)).map((r) => r.key);
+      const seen: string[] = [];
+      let after: { created_at: number; key: string } | undefined;
+      for (;;) {
+        const page = await store.list(owner, { limit: 3, after });
+        seen.push(...page.map((r) => r.key));
+        const last = page[page.length - 1];
+        if (page.length < 3 || !last) break;
+        after = { created_at: last.created_at, key: last.key };
+      }
+      expect(seen).toEqual(expected);
+      expect(await store.list('nobody', { limit: 10 })).toEqual([]);
+    });
+
+    it('due: work left, check time reached, lease free; earliest first; bounded by limit', async () => {
+      const store = await target.create();
+      const now = 5_000_000_000_000 + Math.floor(Math.random() * 1_000_000);
+      const due1 = makeRecord({ status: 'pending', generation_id: `g1-${now}`, next_check_at: now - 10 });
+      const due2 = makeRecord({ status: 'submitting', next_check_at: now - 20 });
+      const due3 = makeRecord({ status: 'completed', notified: false, next_check_at: now });
+      const later = makeRecord({ status: 'processing', next_check_at: now + 1 });
+      const done = makeRecord({ status: 'failed', notified: true, next_check_at: 0 });
+      const leased = makeRecord({ status: 'pending', next_check_at: 0, lease_holder: 'x', lease_until: now + 1 });
+      for (const r of [due1, due2, due3, later, done, leased]) await store.insert(r);
+      const keys = new Set([due1, due2, due3, later, done, leased].map((r) => r.key));
+      const found = (await store.due(now, 1_000)).filter((r) => keys.has(r.key)).map((r) => r.key);
+      expect(found).toEqual([due2.key, due1.key, due3.key]);
+      expect((await store.due(now, 2)).length).toBeLessThanOrEqual(2);
+      // Work left follows updates that set only one of status / notified.
+      await store.update(due3.key, 0, { notified: true });
+      await store.update(due1.key, 0, { status: 'completed' });
+      await store.update(later.key, 0, { next_check_at: now - 30 });
+      const after = (await store.due(now, 1_000)).filter((r) => keys.has(r.key)).map((r) => r.key);
+      expect(after).toEqual([later.key, due2.key, due1.key]);
+      await store.update(due1.key, 1, { notified: true });
+      expect((await store.due(now, 1_000)).some((r) => r.key === due1.key)).toBe(false);
+    });
+
+    it('claim: one holder at a time, re-entrant, lapses at its expiry, released only by its holder; version untouched', async () => {
+      const store = await target.create();
+      const record = makeRecord();
+      await store.insert(record);
+      const results = await Promise.all(['a', 'b', 'c', 'd'].map((h) => store.claim(record.key, h, 1_000, 0)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const holder = ['a', 'b', 'c', 'd'][results.indexOf(true)] as string;
+      const other = holder === 'a' ? 'b' : 'a';
+      expect(await store.claim(record.key, holder, 2_000, 500)).toBe(true);
+      expect(await store.claim(record.key, other, 3_000, 1_999)).toBe(false);
+      await store.release(record.key, other);
+      expect(await store.claim(record.key, other, 3_000, 1_999)).toBe(false);
+      // Lapsed: anyone may take it.
+      expect(await store.claim(record.key, other, 4_000, 2_000)).toBe(true);
+      await store.release(record.key, other);
+      expect(await store.claim(record.key, holder, 5_000, 2_001)).toBe(true);
+      expect((await store.get(record.key))?.version).toBe(0);
+      expect(await store.claim('no-such-key', holder, 1, 0)).toBe(false);
+    });
+
+    it('keeps every record under concurrent inserts and updates', async () => {
+      const store = await target.create();
+      const records = Array.from({ length: 40 }, () => makeRecord({ owner: 'busy' }));
+      await Promise.all(records.map((r) => store.insert(r)));
+      await Promise.all(records.map((r, i) => store.update(r.key, 0, { status: 'pending', generation_id: `busy-${r.key}-${i}` })));
+      const read = await Promise.all(records.map((r) => store.get(r.key)));
+      expect(read.every((r) => r?.status === 'pending' && r.version === 1)).toBe(true);
+    });
+  });
+}

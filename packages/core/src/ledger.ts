@@ -1,0 +1,24 @@
+/**
+ * `@mediagen/core/ledger`: the generation ledger. Every generation an app starts is recorded
+ * before it is billed, followed to its end across crashes and instances, handed to the app
+ * once, and read back with links that work. Storage is a `GenerationStore`: in memory here,
+ * SQLite in `@mediagen/sqlite`, PostgreSQL in `@mediagen/postgres`. A separate entry, so apps
+ * that only call the API don't bundle it.
+ */
+export {
+  createGenerationLedger,
+  type GenerationLedger,
+  type GenerationLedgerOptions,
+  type ListPage,
+  outputName,
+  type ReconcileReport,
+  type SubmitOptions,
+} from './ledger/ledger';
+export { MemoryGenerationStore } from './ledger/memory-store';
+export type { OutputInfo, OutputSink } from './ledger/output-sink';
+export { type Precedence, precedence } from './ledger/precedence';
+export { type GenerationRecord, isTerminalStatus, type LedgerStatus, type RecordPatch } from './ledger/record';
+export { type LedgerGenerationSource, ledgerSource, SHARED_OWNER } from './ledger/source';
+export type { GenerationStore, ListCursor, ListOptions } from './ledger/store';
+export { fromStoredRow, hasWorkLeft, patchColumns, STORED_COLUMNS, type StoredRow, toStoredRow } from './ledger/stored-row';
+export type { LedgerGeneration } from './ledger/view';

@@ -1,0 +1,57 @@
+import type { GenerateParams, Generation, GenerationError, GenerationStatus } from '../types';
+
+/**
+ * Where a recorded intent stands. `submitting`: written, maybe sent, no generation id known
+ * yet; the other four are the service's states (spec: States and transitions).
+ */
+export type LedgerStatus = 'submitting' | GenerationStatus;
+
+/**
+ * One intent and what became of it: the row a `GenerationStore` keeps. Written before the
+ * submit is sent, so a crash at any point leaves a row `reconcile()` can finish.
+ */
+export interface GenerationRecord {
+  /** The `Idempotency-Key` the submit is (re)sent with: the row's identity. */
+  key: string;
+  /** Whose it is (the app's user or tenant id): reads answer only this owner. */
+  owner: string;
+  /** The body sent, exactly: a resend with the same key must send the same body (idempotency rule 2). */
+  params: GenerateParams;
+  status: LedgerStatus;
+  /** Null until the service's 202 (or its replay) was recorded. */
+  generation_id: string | null;
+  /** The latest resource seen (from the 202, a poll, a webhook); its links as last signed. */
+  generation: Generation | null;
+  /** Why a submit that never became a generation was refused (a permanent 4xx, invalid params). */
+  error: GenerationError | null;
+  /** The service answered 404 for it (its record is gone): its links are never served again. */
+  unavailable: boolean;
+  /** The app's `onTerminal` handler ran to its end for the terminal state. */
+  notified: boolean;
+  /** Copies of the outputs in storage the app owns (`persistOutputs`), once made. */
+  outputs: string[] | null;
+  /** Milliseconds on the ledger's clock. Lists are ordered by it, newest first. */
+  created_at: number;
+  updated_at: number;
+  /** When the reconciler looks at it next (poll interval, resend backoff). */
+  next_check_at: number;
+  /** Bumped by every `update`: the compare-and-set token. */
+  version: number;
+  /** Which ledger instance follows it now, until `lease_until` (ms). */
+  lease_holder: string | null;
+  lease_until: number;
+}
+
+/** The fields an `update` may change; `key`, `owner`, `params`, `created_at` never change. */
+export type RecordPatch = Partial<
+  Pick<
+    GenerationRecord,
+    'status' | 'generation_id' | 'generation' | 'error' | 'unavailable' | 'notified' | 'outputs' | 'updated_at' | 'next_check_at'
+  >
+>;
+
+const TERMINAL: ReadonlySet<LedgerStatus> = new Set(['completed', 'failed']);
+
+export function isTerminalStatus(status: LedgerStatus): boolean {
+  return TERMINAL.has(status);
+}

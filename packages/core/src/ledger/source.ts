@@ -1,0 +1,55 @@
+import type { GenerateParams, SubmitResponse } from '../types';
+import type { GenerationLedger } from './ledger';
+import type { LedgerGeneration } from './view';
+
+/** Whose generations they are when the app names no user (`identify` absent): one shared owner. */
+export const SHARED_OWNER = '*';
+
+/**
+ * The ledger as the one server handler's `source` (`createMediaGenHandler({ source })`, the
+ * `GenerationSource` of `@mediagen/core/server`), written structurally so either side can change
+ * first. `submit` goes beyond that interface: a handler that calls it instead of
+ * `client.generations.create` gets the intent recorded before the call; without it, `record`
+ * adopts each generation after its 202.
+ */
+export interface LedgerGenerationSource {
+  record(entry: { owner: string | undefined; submitted: SubmitResponse; params: GenerateParams }): Promise<unknown>;
+  get(id: string, owner: string | undefined): Promise<LedgerGeneration | undefined>;
+  list(
+    owner: string | undefined,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ generations: (LedgerGeneration & { generation_id: string })[]; next_cursor: string | null }>;
+  submit(
+    params: GenerateParams,
+    input: { owner: string | undefined; idempotencyKey?: string; signal?: AbortSignal },
+  ): Promise<SubmitResponse>;
+}
+
+export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
+  const ownerOf = (owner: string | undefined) => owner ?? SHARED_OWNER;
+  return {
+    record: ({ owner, submitted, params }) => ledger.adopt(ownerOf(owner), submitted, params),
+    get: (id, owner) => ledger.get(ownerOf(owner), id),
+    async list(owner, page) {
+      const result = await ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null });
+      // An intent not yet answered has no id to link to; it shows once answered (or resent).
+      const answered = result.generations.filter((g): g is LedgerGeneration & { generation_id: string } => g.generation_id !== null);
+      return { generations: answered, next_cursor: result.next_cursor };
+    },
+    async submit(params, { owner, idempotencyKey, signal }) {
+      const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal });
+      // The 202's fields as recorded; a replay after the generation moved on no longer has
+      // `pricing_source` (the status read does not carry it): it is left out, not made up.
+      const answer: Record<string, unknown> = {
+        generation_id: g.generation_id,
+        status: 'pending',
+        model: g.model,
+        credits_estimate: typeof g.credits_estimate === 'number' ? g.credits_estimate : g.credits_used,
+        created_at: g.created_at,
+        request_id: g.request_id,
+      };
+      if (typeof g.pricing_source === 'string') answer.pricing_source = g.pricing_source;
+      return answer as SubmitResponse;
+    },
+  };
+}

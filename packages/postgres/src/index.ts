@@ -1,0 +1,1 @@
+export { PostgresGenerationStore, type PostgresGenerationStoreOptions, type Queryable } from './postgres-store';

@@ -1,0 +1,159 @@
+import {
+  fromStoredRow,
+  type GenerationRecord,
+  type GenerationStore,
+  type ListOptions,
+  patchColumns,
+  type RecordPatch,
+  STORED_COLUMNS,
+  toStoredRow,
+} from '@mediagen/core/ledger';
+
+/** What the store needs of a `pg.Pool` (or a `pg.Client`): parameterised queries. */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+}
+
+export interface PostgresGenerationStoreOptions {
+  /** A `pg.Pool` you own (and close), or a connection string (the store then owns its pool: `close()`). */
+  pool: Queryable | string;
+  /** Table name, optionally schema-qualified (`app.generations`). Default `mediagen_generations`. */
+  table?: string;
+}
+
+const TABLE_NAME = /^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The ledger's store on PostgreSQL, for apps on many instances: `update` is one conditional
+ * `UPDATE … WHERE version = $n`, `claim` one conditional `UPDATE` of the lease, so any number of
+ * instances share the table safely. The table is created on first use (`CREATE TABLE IF NOT EXISTS`).
+ */
+export class PostgresGenerationStore implements GenerationStore {
+  readonly #table: string;
+  readonly #source: Queryable | string;
+  #ready: Promise<Queryable> | undefined;
+  #ownedPool: { end(): Promise<void> } | undefined;
+
+  constructor(options: PostgresGenerationStoreOptions) {
+    const table = options.table ?? 'mediagen_generations';
+    if (!TABLE_NAME.test(table)) throw new TypeError(`Invalid table name (lowercase letters, digits, _): ${table.slice(0, 80)}`);
+    if (!options.pool) throw new TypeError('PostgresGenerationStore needs { pool }: a pg.Pool or a connection string.');
+    this.#table = table;
+    this.#source = options.pool;
+  }
+
+  async insert(record: GenerationRecord): Promise<boolean> {
+    const row = toStoredRow(record);
+    const placeholders = STORED_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+    const result = await this.#query(
+      `INSERT INTO ${this.#table} (${STORED_COLUMNS.join(', ')}) VALUES (${placeholders}) ON CONFLICT (key) DO NOTHING`,
+      STORED_COLUMNS.map((c) => row[c]),
+    );
+    return result.rowCount === 1;
+  }
+
+  async get(key: string): Promise<GenerationRecord | undefined> {
+    return one(await this.#query(`SELECT * FROM ${this.#table} WHERE key = $1`, [key]));
+  }
+
+  async getByGenerationId(id: string): Promise<GenerationRecord | undefined> {
+    return one(await this.#query(`SELECT * FROM ${this.#table} WHERE generation_id = $1`, [id]));
+  }
+
+  async update(key: string, version: number, patch: RecordPatch): Promise<GenerationRecord | undefined> {
+    // One statement (one round trip): only the patched columns, the version bumped, and `open`
+    // computed from the row's own status/notified where the patch leaves them.
+    const columns = patchColumns(patch);
+    const names = Object.keys(columns) as (keyof typeof columns)[];
+    const values: unknown[] = names.map((c) => columns[c]);
+    const value = (c: 'status' | 'notified') => (c in columns ? `$${names.indexOf(c) + 1}::${c === 'status' ? 'text' : 'smallint'}` : c);
+    const sets = [
+      ...names.map((c, i) => `${c} = $${i + 1}`),
+      'version = version + 1',
+      `open = CASE WHEN ${value('status')} IN ('completed', 'failed') AND ${value('notified')} = 1 THEN 0 ELSE 1 END`,
+    ];
+    const result = await this.#query(
+      `UPDATE ${this.#table} SET ${sets.join(', ')} WHERE key = $${names.length + 1} AND version = $${names.length + 2} RETURNING *`,
+      [...values, key, version],
+    );
+    return one(result);
+  }
+
+  async list(owner: string, { limit, after }: ListOptions): Promise<GenerationRecord[]> {
+    const result = after
+      ? await this.#query(
+          `SELECT * FROM ${this.#table} WHERE owner = $1 AND (created_at, key) < ($2, $3) ORDER BY created_at DESC, key DESC LIMIT $4`,
+          [owner, after.created_at, after.key, limit],
+        )
+      : await this.#query(`SELECT * FROM ${this.#table} WHERE owner = $1 ORDER BY created_at DESC, key DESC LIMIT $2`, [owner, limit]);
+    return result.rows.map(fromStoredRow);
+  }
+
+  async due(now: number, limit: number): Promise<GenerationRecord[]> {
+    const result = await this.#query(
+      `SELECT * FROM ${this.#table} WHERE open = 1 AND next_check_at <= $1 AND lease_until <= $1 ORDER BY next_check_at LIMIT $2`,
+      [now, limit],
+    );
+    return result.rows.map(fromStoredRow);
+  }
+
+  async claim(key: string, holder: string, until: number, now: number): Promise<boolean> {
+    const result = await this.#query(
+      `UPDATE ${this.#table} SET lease_holder = $1, lease_until = $2 WHERE key = $3 AND (lease_holder = $1 OR lease_until <= $4)`,
+      [holder, until, key, now],
+    );
+    return result.rowCount === 1;
+  }
+
+  async release(key: string, holder: string): Promise<void> {
+    await this.#query(`UPDATE ${this.#table} SET lease_holder = NULL, lease_until = 0 WHERE key = $1 AND lease_holder = $2`, [key, holder]);
+  }
+
+  /** Ends the pool the store made from a connection string; a pool you passed stays yours. */
+  async close(): Promise<void> {
+    const owned = this.#ownedPool;
+    this.#ownedPool = undefined;
+    this.#ready = undefined;
+    await owned?.end();
+  }
+
+  async #query(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }> {
+    const db = await this.#open();
+    return db.query(text, values);
+  }
+
+  #open(): Promise<Queryable> {
+    this.#ready ??= (async () => {
+      let db: Queryable;
+      if (typeof this.#source === 'string') {
+        const { default: pg } = await import('pg');
+        const pool = new pg.Pool({ connectionString: this.#source });
+        this.#ownedPool = pool;
+        db = pool as unknown as Queryable;
+      } else {
+        db = this.#source;
+      }
+      const t = this.#table;
+      const index = t.replace('.', '_');
+      // Keys compare byte-wise (COLLATE "C"), as the other stores order them; times are ms in int8.
+      await db.query(`CREATE TABLE IF NOT EXISTS ${t} (
+        key TEXT COLLATE "C" PRIMARY KEY, owner TEXT NOT NULL, params TEXT NOT NULL, status TEXT NOT NULL,
+        generation_id TEXT UNIQUE, generation TEXT, error TEXT, unavailable SMALLINT NOT NULL,
+        notified SMALLINT NOT NULL, outputs TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+        next_check_at BIGINT NOT NULL, version INTEGER NOT NULL, lease_holder TEXT,
+        lease_until BIGINT NOT NULL, open SMALLINT NOT NULL)`);
+      await db.query(`CREATE INDEX IF NOT EXISTS ${index}_owner ON ${t} (owner, created_at DESC, key DESC)`);
+      await db.query(`CREATE INDEX IF NOT EXISTS ${index}_due ON ${t} (next_check_at) WHERE open = 1`);
+      return db;
+    })();
+    this.#ready.catch(() => {
+      this.#ready = undefined;
+    });
+    return this.#ready;
+  }
+}
+
+function one(result: { rows: Record<string, unknown>[] }): GenerationRecord | undefined {
+  const row = result.rows[0];
+  return row ? fromStoredRow(row) : undefined;
+}

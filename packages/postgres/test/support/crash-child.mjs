@@ -1,0 +1,57 @@
+// One instance of an app on the ledger (PostgreSQL), killed with SIGKILL at the point named by CRASH_AT:
+//   after-insert  the intent is written, the call not made
+//   in-flight     the call is in flight (the parent kills it once the service has billed)
+//   after-202     the 202 is back, the generation id not yet written
+//   in-handler    inside the app's handler for the terminal state
+//   none          a restart: reconcile until every intent is terminal and handed over, then exit
+// Each handler run that finishes appends `<generation_id> <status>` to HANDLED_FILE.
+import { appendFileSync } from 'node:fs';
+import { MediaGenClient } from '@mediagen/core';
+import { createGenerationLedger } from '@mediagen/core/ledger';
+import { PostgresGenerationStore } from '../../dist/index.js';
+
+const { DATABASE_URL, TABLE, BASE_URL, API_KEY, CRASH_AT, HANDLED_FILE, KEY, INSTANCE } = process.env;
+const die = () => process.kill(process.pid, 'SIGKILL');
+const store = new PostgresGenerationStore({ pool: DATABASE_URL, table: TABLE });
+const insert = store.insert.bind(store);
+const update = store.update.bind(store);
+store.insert = async (record) => {
+  const inserted = await insert(record);
+  if (CRASH_AT === 'after-insert') die();
+  return inserted;
+};
+store.update = async (key, version, patch) => {
+  if (CRASH_AT === 'after-202' && patch.generation_id) die();
+  return update(key, version, patch);
+};
+// A restart runs on a clock past every lease and resend delay the dead run left behind.
+const skew = CRASH_AT === 'none' ? 10 * 60_000 : 0;
+const ledger = createGenerationLedger({
+  client: new MediaGenClient({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 }),
+  store,
+  instanceId: INSTANCE,
+  now: () => Date.now() + skew,
+  onTerminal: (g) => {
+    if (CRASH_AT === 'in-handler') die();
+    appendFileSync(HANDLED_FILE, `${g.generation_id} ${g.status}\n`);
+  },
+});
+
+if (CRASH_AT === 'none') {
+  for (;;) {
+    await ledger.reconcile();
+    const record = await store.get(KEY);
+    if (record?.notified) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.stdout.write('settled\n');
+  await store.close();
+} else {
+  process.stdout.write('submitting\n');
+  await ledger.submit('alice', { model: 'image-fast', prompt: `crash ${CRASH_AT}` }, { idempotencyKey: KEY }).catch(() => {});
+  // Still alive (in-handler waits here for the terminal state): keep following until killed.
+  for (;;) {
+    await ledger.reconcile();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
