@@ -51,7 +51,10 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
       stop.signal.addEventListener('abort', () => resolve(), { once: true });
     });
 
-  async function streamOnce(lastEventId: string | undefined, seen: (id: string | undefined, retryMs?: number) => void): Promise<StreamOutcome> {
+  async function streamOnce(
+    lastEventId: string | undefined,
+    seen: (id: string | undefined, retryMs?: number) => void,
+  ): Promise<StreamOutcome> {
     const attempt = new AbortController();
     const onStop = () => attempt.abort();
     stop.signal.addEventListener('abort', onStop, { once: true });
@@ -153,7 +156,11 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
     if (options.waitFirst) await sleep(options.intervalMs);
     while (!stop.signal.aborted) {
       try {
-        const response = await request(options.statusUrl, { signal: stop.signal, cache: 'no-store', headers: { accept: 'application/json' } });
+        const response = await request(options.statusUrl, {
+          signal: stop.signal,
+          cache: 'no-store',
+          headers: { accept: 'application/json' },
+        });
         const body = (await response.json().catch(() => undefined)) as unknown;
         if (stop.signal.aborted) return;
         if (response.ok && isGeneration(body)) {

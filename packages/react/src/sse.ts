@@ -15,6 +15,7 @@ export function createSseParser(onEvent: (message: SseMessage) => void, onRetry?
   let data: string[] = [];
   let event = '';
   let id: string | undefined;
+  let afterCr = false;
   const line = (text: string) => {
     if (text === '') {
       if (data.length > 0) onEvent({ event: event || 'message', data: data.join('\n'), id });
@@ -33,13 +34,16 @@ export function createSseParser(onEvent: (message: SseMessage) => void, onRetry?
   };
   return {
     feed(text: string) {
+      // A '\r' ends a line at once; a '\n' straight after it (even in the next chunk) is its pair.
+      if (afterCr && text.startsWith('\n')) text = text.slice(1);
+      afterCr = false;
       buffer += text;
       for (;;) {
         const match = /\r\n|\r|\n/.exec(buffer);
-        // A lone '\r' at the end may be the first half of '\r\n': wait for the next chunk.
-        if (!match || (match[0] === '\r' && match.index === buffer.length - 1)) break;
+        if (!match) break;
         line(buffer.slice(0, match.index));
         buffer = buffer.slice(match.index + match[0].length);
+        if (match[0] === '\r' && buffer === '') afterCr = true;
       }
     },
     /** The id of the last event, for `Last-Event-ID` on a reconnect. */

@@ -44,7 +44,9 @@ export interface GenerateState<Params extends GenerateParams = GenerateParams> {
  * `submit()` while one is in flight returns the same promise); changed params are a new one.
  * Errors are values (`error`), never thrown.
  */
-export function useGenerate<Params extends GenerateParams = GenerateParams>(options: UseGenerateOptions<Params> = {}): GenerateState<Params> {
+export function useGenerate<Params extends GenerateParams = GenerateParams>(
+  options: UseGenerateOptions<Params> = {},
+): GenerateState<Params> {
   const { basePath = '/api' } = options;
   const latest = useRef(options);
   latest.current = options;
