@@ -37,6 +37,7 @@ export async function startApp(
   const streams = new Set<ServerResponse>();
   const seen: { method: string; path: string; lastEventId: string | undefined; status?: number }[] = [];
   let refuseStreams = false;
+  let held: (() => void)[] | undefined;
   let handle: ReturnType<typeof createNodeHandler> | undefined;
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -62,6 +63,7 @@ export async function startApp(
       }
       streams.add(res);
       res.on('close', () => streams.delete(res));
+      if (held) return void held.push(() => void handle!(req, res));
     }
     void handle!(req, res);
   });
@@ -111,6 +113,18 @@ export async function startApp(
       return open.length;
     },
     openStreams: () => streams.size,
+    /** New stream requests wait (unanswered) until the returned release. */
+    holdStreams() {
+      const queue: (() => void)[] = [];
+      held = queue;
+      return {
+        waiting: () => queue.length,
+        release() {
+          held = undefined;
+          for (const answer of queue) answer();
+        },
+      };
+    },
     refuseStreams(on: boolean) {
       refuseStreams = on;
     },
