@@ -22,7 +22,7 @@ export function statusRank(status: string | undefined): number {
   return isTerminal(status) ? 3 : 0;
 }
 
-const eventText = (generation: Generation, id: string) => `id: ${id}\ndata: ${JSON.stringify(generation)}\n\n`;
+const eventText = (hub: StreamHub, generation: Generation, id: string) => `id: ${id}\ndata: ${hub.json(generation)}\n\n`;
 const errorText = (error: unknown) => `event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`;
 
 /** 503 TOO_MANY_STREAMS with Retry-After: the handler holds all the streams it allows. */
@@ -39,6 +39,7 @@ export function streamsFull(): Response {
  * or the shared poll; ends after a terminal state. `first` was read after the owner check.
  */
 export function generationStream(hub: StreamHub, first: Generation, request: Request): Response {
+  const id = first.generation_id;
   let unwatch: (() => void) | undefined;
   const connection = hub.connect(() => unwatch?.());
   if (!connection) return streamsFull();
@@ -49,13 +50,13 @@ export function generationStream(hub: StreamHub, first: Generation, request: Req
     const rank = statusRank(generation.status);
     if (rank > sent || (rank === 0 && sent === 0)) {
       sent = Math.max(sent, rank);
-      connection.send(first.generation_id, eventText(generation, String(rank)));
+      connection.send(id, eventText(hub, generation, String(rank)));
     }
     if (isTerminal(generation.status)) connection.end();
   };
   update(first);
   if (!connection.closed && !isTerminal(first.status)) {
-    unwatch = hub.watch(first.generation_id, {
+    unwatch = hub.watch(id, {
       update,
       fail(error) {
         // The follow failed (the service down, the wait's deadline): say so and end; the browser reconnects.
@@ -98,7 +99,7 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
 
   const sendIfVisible = async (generation: Generation) => {
     if (connection.closed || !(await input.visible(generation))) return;
-    connection.send(generation.generation_id, eventText(generation, `${generation.generation_id}.${statusRank(generation.status)}`));
+    connection.send(generation.generation_id, eventText(hub, generation, `${generation.generation_id}.${statusRank(generation.status)}`));
   };
   const follow = (id: string) => {
     if (connection.closed || follows.has(id)) return;

@@ -1,4 +1,5 @@
 import type { MediaGenClient } from '../client';
+import { generationFromEvent } from '../events/generation-from-event';
 import { toHex } from '../crypto/hmac';
 import type { Generation } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
@@ -38,6 +39,7 @@ export class StreamHub {
   readonly #client: MediaGenClient;
   readonly #followers = new Map<string, Follower>();
   readonly #connections = new Set<SseConnection>();
+  readonly #json = new WeakMap<Generation, string>();
   readonly maxStreams: number;
   readonly feedFollowMax: number;
   readonly #heartbeatMs: number;
@@ -57,6 +59,13 @@ export class StreamHub {
   /** Open streams now. */
   get open(): number {
     return this.#connections.size;
+  }
+
+  /** `generation` as JSON, serialised once however many streams send it (a fan-out to thousands). */
+  json(generation: Generation): string {
+    let text = this.#json.get(generation);
+    if (text === undefined) this.#json.set(generation, (text = JSON.stringify(generation)));
+    return text;
   }
 
   /** A new stream, or undefined when the handler already serves `maxStreams`. */
@@ -116,15 +125,25 @@ export class StreamHub {
 
   #follow(id: string, follower: Follower): void {
     const each = (generation: Generation) => {
+      if (follower.last?.status === generation.status) return;
       follower.last = generation;
       for (const watcher of [...follower.watchers]) watcher.update(generation);
     };
+    // A verified terminal webhook is passed on as it arrives (its links are valid for days);
+    // the wait's own status read after it would cost every stream a round trip to the service.
+    const unsubscribe = this.#client.events.subscribe(id, (event) => {
+      const status = event?.data?.status;
+      if (status === 'completed' || status === 'failed') each(generationFromEvent(event.data));
+    });
+    follower.stop.signal.addEventListener('abort', unsubscribe, { once: true });
     this.#client.generations.wait(id, { signal: follower.stop.signal, onUpdate: each }).then(
       (generation) => {
+        unsubscribe();
         if (this.#followers.get(id) === follower) this.#followers.delete(id);
-        if (follower.last?.status !== generation.status) each(generation);
+        each(generation);
       },
       (error: unknown) => {
+        unsubscribe();
         if (this.#followers.get(id) === follower) this.#followers.delete(id);
         if (follower.stop.signal.aborted) return;
         for (const watcher of [...follower.watchers]) watcher.fail(error);
