@@ -113,7 +113,9 @@ async function memoryRow(emulatorUrl, n) {
     while ((await app.ask()).open > 0) await new Promise((r) => setTimeout(r, 50));
     const before = (await app.ask()).mem;
     let first = 0;
-    const streams = await inBatches(n, 250, (i) => openStream(app.origin, `/api/generations/${ids[i % ids.length]}/events`, 'mem', () => first++));
+    const streams = await inBatches(n, 250, (i) =>
+      openStream(app.origin, `/api/generations/${ids[i % ids.length]}/events`, 'mem', () => first++),
+    );
     while (first < n) await new Promise((r) => setTimeout(r, 50));
     const after = await app.ask();
     for (const s of streams) s.close();
