@@ -1,6 +1,6 @@
 import type { MediaGenClient } from '../client';
-import { generationFromEvent } from '../events/generation-from-event';
 import { toHex } from '../crypto/hmac';
+import { generationFromEvent } from '../events/generation-from-event';
 import type { Generation } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
 import { SseConnection } from './sse-connection';
