@@ -82,8 +82,10 @@ describe('@mediagen/react in Chromium', () => {
     expect(done.outputs).toHaveLength(1);
     expect(await page.evaluate(() => (window as any).finished)).toEqual(['completed']);
     expect(app.statusReads(id)).toBe(0);
+    // The second click came while the first was in flight: the same submission, not a second request.
     const submits = app.seen.filter((r) => r.method === 'POST' && r.path === '/api/generations');
-    expect(submits.length).toBeGreaterThanOrEqual(1);
+    expect(submits).toHaveLength(1);
+    expect(submits[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
     expect((await app.client.generations.get(id)).status).toBe('completed');
     await page.locator('img').waitFor();
     await page.screenshot({
@@ -118,6 +120,10 @@ describe('@mediagen/react in Chromium', () => {
     const first = await open();
     await first.evaluate(() => (window as any).setPrompt('mine only'));
     await first.locator('#go').click();
+    await expect.poll(async () => (await state(first)).id, { timeout: 20_000 }).not.toBeNull();
+    // Other params are another submission: a new key.
+    const keys = app.seen.filter((r) => r.method === 'POST' && r.path === '/api/generations').map((r) => r.idempotencyKey);
+    expect(new Set(keys).size).toBe(keys.length);
     await expect.poll(async () => (await state(first)).id, { timeout: 20_000 }).not.toBeNull();
     const { id } = await state(first);
     const second = await open();

@@ -35,7 +35,7 @@ export async function startApp(
   init: { page?: string; timeScale?: number; deliverWebhooks?: boolean; options?: Partial<MediaGenHandlerOptions> } = {},
 ) {
   const streams = new Set<ServerResponse>();
-  const seen: { method: string; path: string; lastEventId: string | undefined; status?: number }[] = [];
+  const seen: { method: string; path: string; lastEventId: string | undefined; idempotencyKey: string | undefined; status?: number }[] = [];
   let refuseStreams = false;
   let held: (() => void)[] | undefined;
   let handle: ReturnType<typeof createNodeHandler> | undefined;
@@ -52,6 +52,7 @@ export async function startApp(
       method: req.method ?? 'GET',
       path,
       lastEventId: req.headers['last-event-id'] as string | undefined,
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       status: undefined as number | undefined,
     };
     seen.push(entry);
