@@ -97,9 +97,14 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   context.request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
   connection.send('retry', `retry: ${RETRY_MS}\n\n`);
 
-  const sendIfVisible = async (generation: Generation) => {
-    if (connection.closed || !(await input.visible(generation))) return;
+  const send = (generation: Generation) =>
     connection.send(generation.generation_id, eventText(hub, generation, `${generation.generation_id}.${statusRank(generation.status)}`));
+  const sendIfVisible = (generation: Generation) => {
+    if (connection.closed) return;
+    const visible = input.visible(generation);
+    // Synchronous when the app has no async rule: a fan-out to thousands of streams stays one pass.
+    if (visible === true) return send(generation);
+    if (visible !== false) void visible.then((ok) => ok && !connection.closed && send(generation));
   };
   const follow = (id: string) => {
     if (connection.closed || follows.has(id)) return;
@@ -110,7 +115,7 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
     }
     const stop = hub.watch(id, {
       update(generation) {
-        void sendIfVisible(generation);
+        sendIfVisible(generation);
         if (isTerminal(generation.status)) follows.get(id)?.();
       },
       fail() {
@@ -127,7 +132,7 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
     for (const entry of [...page.generations].reverse()) {
       const status = typeof entry.status === 'string' ? entry.status : undefined;
       // A terminal entry the source kept whole is sent as it is; the rest are read and followed.
-      if (isTerminal(status) && 'model' in entry) void sendIfVisible(entry as unknown as Generation);
+      if (isTerminal(status) && 'model' in entry) sendIfVisible(entry as unknown as Generation);
       else follow(entry.generation_id);
     }
   } catch (error) {

@@ -99,8 +99,8 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
         hub,
         source: options.source,
         context: { ...context, request },
-        visible: async (generation) =>
-          (!allowModels || allowModels.has(generation.model)) && (!options.authorize || (await options.authorize(context, generation))),
+        visible: (generation) =>
+          (!allowModels || allowModels.has(generation.model)) && (!options.authorize || options.authorize(context, generation)),
       });
     }
     if (name === 'credits') return Response.json(await actions.credits(context));
