@@ -22,6 +22,7 @@ const MEASUREMENTS = [
   ['wait-latency', './wait-latency.mjs'],
   ['ledger-submit', './ledger-overhead.mjs'],
   ['ledger-reconciler', './ledger-reconciler.mjs'],
+  ['streams', './streams.mjs'],
 ];
 
 function peerVersions() {

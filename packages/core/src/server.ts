@@ -8,12 +8,14 @@ export { createMediaGenActions, DEFAULT_ALLOWED_PARAMS, type MediaGenActions, ty
 export { type ApiHandler, type ApiHandlerOptions, createApiHandler } from './server/api-handler';
 export type { CorsOptions } from './server/cors';
 export { type ErrorReply, errorReply, errorResponse } from './server/error-reply';
+export { statusRank } from './server/event-stream';
 export { createMediaGenHandler, type MediaGenHandler } from './server/handler';
 export type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext, MediaGenWebhookOptions } from './server/options';
 export { SubmitRefusedError, type SubmitRefusedInit } from './server/refusal';
 export { routeError } from './server/route-error';
 export type { RouteName } from './server/routes';
 export type { GenerationPage, GenerationSource, SubmittedGeneration } from './server/source';
+export type { StreamOptions } from './server/stream-hub';
 export { isJsonContentType } from './util/body';
 export { readEnv } from './util/env';
 export { type DedupeClaim, MemoryDedupeStore, type MemoryDedupeStoreOptions, type WebhookDedupeStore } from './webhooks/dedupe';

@@ -26,10 +26,25 @@ export async function sendWebResponse(res: NodeResponseLike, response: Response)
     for (;;) {
       const { done, value } = await reader.read();
       if (done || closed) break;
-      res.write(value);
+      // Wait out a full socket: a slow reader then holds the producer back (an event stream
+      // coalesces meanwhile) rather than growing the response's buffer without bound.
+      if (res.write?.(value) === false && !closed) await drained(res);
     }
   } catch {
     // The body failed midway (or was cancelled): end what was sent.
   }
   res.end();
+}
+
+function drained(res: NodeResponseLike): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off?.('drain', done);
+      res.off?.('close', done);
+      resolve();
+    };
+    res.once?.('drain', done);
+    res.once?.('close', done);
+    if (!res.once) resolve();
+  });
 }

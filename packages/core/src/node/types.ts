@@ -35,7 +35,8 @@ export interface NodeResponseLike {
   /** Present on Node's response: a streamed body (server-sent events) is written as it comes. */
   write?(chunk: Uint8Array): unknown;
   flushHeaders?(): unknown;
-  once?(event: 'close', listener: () => void): unknown;
+  once?(event: 'close' | 'drain', listener: () => void): unknown;
+  off?(event: 'close' | 'drain', listener: () => void): unknown;
   headersSent?: boolean;
 }
 

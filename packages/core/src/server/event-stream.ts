@@ -1,56 +1,144 @@
-import type { MediaGenClient } from '../client';
 import type { Generation } from '../types';
+import { ERROR_CODES } from '../wire/error-codes';
 import { errorReply } from './error-reply';
+import type { MediaGenContext } from './options';
+import type { GenerationSource } from './source';
+import { feedChannel, type StreamHub } from './stream-hub';
+
+/** Reconnect delay the browser's EventSource uses after a cut (the `retry:` field). */
+const RETRY_MS = 2_000;
+/** How many of the user's newest generations a feed sends on connect. */
+const FEED_SNAPSHOT = 20;
+
+const isTerminal = (status: string | undefined) => status === 'completed' || status === 'failed';
 
 /**
- * `GET /generations/:id/events`: server-sent events, one `data:` line (the generation as JSON)
- * per status change, from the first read to a terminal state; then the stream ends. The
- * updates come from `client.generations.wait`, so a webhook this app receives ends it at once.
- * A reader that goes away stops the polling.
+ * The status order (spec: States): a stream's event id is its generation's rank, so a browser
+ * that reconnects with `Last-Event-ID` is sent only what moved past what it saw.
  */
-export function eventStream(client: MediaGenClient, first: Generation, signal: AbortSignal | undefined): Response {
-  const encoder = new TextEncoder();
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let last = first.status;
-      const send = (text: string) => {
-        if (!stop.signal.aborted) controller.enqueue(encoder.encode(text));
-      };
-      const sendGeneration = (generation: Generation) => send(`data: ${JSON.stringify(generation)}\n\n`);
-      const end = () => {
-        signal?.removeEventListener('abort', onAbort);
-        if (!stop.signal.aborted) controller.close();
-      };
-      sendGeneration(first);
-      // Terminal already (spec: States): one event is the whole story. (Not `isTerminal`: sharing
-      // that module with the client entry reorders the client bundle past its size budget.)
-      if (first.status === 'completed' || first.status === 'failed') return end();
-      const onUpdate = (generation: Generation) => {
-        if (generation.status === last) return;
-        last = generation.status;
-        sendGeneration(generation);
-      };
-      client.generations.wait(first.generation_id, { signal: stop.signal, onUpdate }).then(
-        (generation) => {
-          onUpdate(generation);
-          end();
-        },
-        (error: unknown) => {
-          // The read failed (the service down, the wait's own deadline): say so, then end.
-          send(`event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`);
-          end();
-        },
-      );
-    },
-    cancel() {
-      stop.abort();
-      signal?.removeEventListener('abort', onAbort);
-    },
+export function statusRank(status: string | undefined): number {
+  if (status === 'pending') return 1;
+  if (status === 'processing') return 2;
+  return isTerminal(status) ? 3 : 0;
+}
+
+const eventText = (hub: StreamHub, generation: Generation, id: string) => `id: ${id}\ndata: ${hub.json(generation)}\n\n`;
+const errorText = (error: unknown) => `event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`;
+
+/** 503 TOO_MANY_STREAMS with Retry-After: the handler holds all the streams it allows. */
+export function streamsFull(): Response {
+  const { status, next } = ERROR_CODES.TOO_MANY_STREAMS;
+  const body = { error: 'TOO_MANY_STREAMS', message: 'This server holds as many open streams as it allows.', next, request_id: null };
+  return Response.json(body, { status, headers: { 'retry-after': '5' } });
+}
+
+/**
+ * `GET /generations/:id/events`: the current state first (a fresh read, so a terminal state
+ * reached while the browser was disconnected is never missed), skipped when `Last-Event-ID`
+ * says the browser has it already; then each status change, from a webhook on any instance
+ * or the shared poll; ends after a terminal state. `first` was read after the owner check.
+ */
+export function generationStream(hub: StreamHub, first: Generation, request: Request): Response {
+  const id = first.generation_id;
+  let unwatch: (() => void) | undefined;
+  const connection = hub.connect(() => unwatch?.());
+  if (!connection) return streamsFull();
+  connection.send('retry', `retry: ${RETRY_MS}\n\n`);
+  const seen = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
+  let sent = seen;
+  const update = (generation: Generation) => {
+    const rank = statusRank(generation.status);
+    if (rank > sent || (rank === 0 && sent === 0)) {
+      sent = Math.max(sent, rank);
+      connection.send(id, eventText(hub, generation, String(rank)));
+    }
+    if (isTerminal(generation.status)) connection.end();
+  };
+  update(first);
+  if (!connection.closed && !isTerminal(first.status)) {
+    unwatch = hub.watch(id, {
+      update,
+      fail(error) {
+        // The follow failed (the service down, the wait's deadline): say so and end; the browser reconnects.
+        connection.send('error', errorText(error));
+        connection.end();
+      },
+    });
+    if (connection.closed) unwatch();
+  }
+  request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
+  return connection.response;
+}
+
+export interface FeedInput<Platform> {
+  hub: StreamHub;
+  source: GenerationSource;
+  context: MediaGenContext<Platform> & { request: Request };
+  /** Whether the owner may see this state (the handler's `authorize` and `allowModels`). */
+  visible(generation: Generation): boolean | Promise<boolean>;
+}
+
+/**
+ * `GET /generations/events`: the current user's generations. On connect, the newest
+ * `FEED_SNAPSHOT` as the source lists them (each then followed until terminal); then each
+ * status change of those and of every generation the user submits later, on any instance. It
+ * never ends by itself; each event's `data` is one generation, keyed by `generation_id`.
+ */
+export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<Response> {
+  const { hub, source, context } = input;
+  const follows = new Map<string, () => void>();
+  let unsubscribe: (() => void) | undefined;
+  const connection = hub.connect(() => {
+    unsubscribe?.();
+    for (const stop of follows.values()) stop();
+    follows.clear();
   });
-  return new Response(stream, {
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
-  });
+  if (!connection) return streamsFull();
+  context.request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
+  connection.send('retry', `retry: ${RETRY_MS}\n\n`);
+
+  const send = (generation: Generation) =>
+    connection.send(generation.generation_id, eventText(hub, generation, `${generation.generation_id}.${statusRank(generation.status)}`));
+  const sendIfVisible = (generation: Generation) => {
+    if (connection.closed) return;
+    const visible = input.visible(generation);
+    // Synchronous when the app has no async rule: a fan-out to thousands of streams stays one pass.
+    if (visible === true) return send(generation);
+    if (visible !== false) void visible.then((ok) => ok && !connection.closed && send(generation));
+  };
+  const follow = (id: string) => {
+    if (connection.closed || follows.has(id)) return;
+    if (follows.size >= hub.feedFollowMax) {
+      const [oldest, stop] = follows.entries().next().value as [string, () => void];
+      follows.delete(oldest);
+      stop();
+    }
+    const stop = hub.watch(id, {
+      update(generation) {
+        sendIfVisible(generation);
+        if (isTerminal(generation.status)) follows.get(id)?.();
+      },
+      fail() {
+        // Left for the browser's next connect (a fresh snapshot) or its status read.
+        follows.get(id)?.();
+      },
+    });
+    if (!connection.closed) follows.set(id, stop);
+    else stop();
+  };
+  try {
+    unsubscribe = hub.onSubmitted(await feedChannel(context.owner), follow);
+    const page = await source.list(context.owner, { limit: FEED_SNAPSHOT });
+    for (const entry of [...page.generations].reverse()) {
+      const status = typeof entry.status === 'string' ? entry.status : undefined;
+      // A terminal entry the source kept whole is sent as it is; the rest are read and followed.
+      if (isTerminal(status) && 'model' in entry) sendIfVisible(entry as unknown as Generation);
+      else follow(entry.generation_id);
+    }
+  } catch (error) {
+    connection.send('error', errorText(error));
+    connection.end();
+  }
+  if (connection.closed) unsubscribe?.();
+  return connection.response;
 }

@@ -3,10 +3,12 @@ import { ERROR_CODES } from '../wire/error-codes';
 import { createMediaGenActions, type MediaGenActions } from './actions';
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { errorResponse } from './error-reply';
-import { eventStream } from './event-stream';
+import { feedStream, generationStream, streamsFull } from './event-stream';
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext } from './options';
+import { routeError } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
+import { StreamHub } from './stream-hub';
 
 /**
  * The one server surface an app mounts (every adapter does): a Web `Request` in, a `Response`
@@ -25,6 +27,8 @@ export interface MediaGenHandler<Platform = unknown> {
   /** The same rules without HTTP, for server actions: each throws the error the route would answer. */
   readonly actions: MediaGenActions<Platform>;
   readonly basePath: string;
+  /** Open event streams now (per handler; `stream.maxStreams` caps it). */
+  readonly openStreams: number;
 }
 
 /**
@@ -36,7 +40,17 @@ export interface MediaGenHandler<Platform = unknown> {
 export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandlerOptions<Platform>): MediaGenHandler<Platform> {
   const { client, cors } = options;
   const basePath = normalizeBasePath(options.basePath);
-  const actions = createMediaGenActions(options);
+  const rules = createMediaGenActions(options);
+  const hub = new StreamHub(client, options.stream);
+  // Every submit, by route or server action, reaches the user's feed streams on every instance.
+  const actions: MediaGenActions<Platform> = {
+    ...rules,
+    async submit(body, input) {
+      const submitted = await rules.submit(body, input);
+      await hub.announce(input.owner, submitted.generation_id).catch((error: unknown) => report(error, input));
+      return submitted;
+    },
+  };
   const maxBodyBytes = options.maxBodyBytes ?? 100 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const report = (error: unknown, context?: MediaGenContext<Platform>) => {
@@ -74,7 +88,21 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'estimate')
       return Response.json(await actions.estimate(await readJsonObject(request, maxBodyBytes, bodyTimeoutMs), context));
     if (name === 'generation') return Response.json(await actions.get(id, context));
-    if (name === 'events') return eventStream(client, await actions.get(id, context), request.signal);
+    if (name === 'events') {
+      if (hub.open >= hub.maxStreams) return streamsFull();
+      return generationStream(hub, await actions.get(id, context), request);
+    }
+    if (name === 'feed') {
+      if (!options.source) throw routeError('NOT_FOUND', 'This app keeps no list of generations (no source is configured).');
+      const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
+      return feedStream({
+        hub,
+        source: options.source,
+        context: { ...context, request },
+        visible: (generation) =>
+          (!allowModels || allowModels.has(generation.model)) && (!options.authorize || options.authorize(context, generation)),
+      });
+    }
     if (name === 'credits') return Response.json(await actions.credits(context));
     return Response.json(await actions.models(context));
   }
@@ -113,9 +141,10 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   /** A path of these routes is this handler's (a wrong method answers 405), unless it is not configured here. */
   function serves(name: RouteName, method: string): boolean {
     if (name === 'webhook') return receive !== undefined;
-    return !(name === 'generations' && method === 'GET' && options.source === undefined);
+    return !((name === 'feed' || (name === 'generations' && method === 'GET')) && options.source === undefined);
   }
 
+  Object.defineProperty(handler, 'openStreams', { get: () => hub.open });
   return Object.assign(handler, {
     route(method: string, pathname: string) {
       const path = relativePath(pathname, basePath);

@@ -5,6 +5,7 @@ import type { WebhookContext, WebhookHandlerOptions } from '../webhooks/handler'
 import type { WebhookEvent } from '../webhooks/verify';
 import type { CorsOptions } from './cors';
 import type { GenerationSource } from './source';
+import type { StreamOptions } from './stream-hub';
 
 /** Who is asking, as every hook sees it. */
 export interface MediaGenContext<Platform = unknown> {
@@ -80,6 +81,13 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
   submittedStore?: WebhookDedupeStore;
   /** Origins whose pages may call the routes with the user's cookie. Default: none (no CORS headers at all). */
   cors?: CorsOptions;
+  /**
+   * Bounds of the event streams (`GET /generations/:id/events`, `GET /generations/events`):
+   * open streams per handler, heartbeat interval. Their updates come from `client.events`: give
+   * the client a shared one (`RedisGenerationEvents`) and a webhook on any instance reaches
+   * the streams on every instance.
+   */
+  stream?: StreamOptions;
   /** Serves `POST /webhooks/mediagen`: the service's signed deliveries. Absent: that route answers 404. */
   webhook?: MediaGenWebhookOptions<Platform>;
 }

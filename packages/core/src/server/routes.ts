@@ -7,6 +7,7 @@ export const ROUTE_METHODS: Record<RouteName, readonly string[]> = {
   generations: ['GET', 'POST'],
   generation: ['GET'],
   events: ['GET'],
+  feed: ['GET'],
   credits: ['GET'],
   estimate: ['POST'],
   models: ['GET'],

@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   // HTTP-level answers of any server in the project (the emulator, the app routes).
   METHOD_NOT_ALLOWED: permanent(405, 'Use the method listed in the Allow header.'),
   REQUEST_TIMEOUT: retried(408, 'Send the whole request (headers and body) promptly.'),
+  /** The app's server holds as many open event streams as it allows (`stream.maxStreams`). */
+  TOO_MANY_STREAMS: retried(503, 'Retry after Retry-After seconds, or poll the generation meanwhile.'),
 
   // The SDK's own codes for failures that never reached the service (client side).
   PARAMS_INVALID: permanent(422, 'Fix the params named in issues, then resend.'),

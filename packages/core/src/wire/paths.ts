@@ -22,6 +22,8 @@ export const APP_ROUTES = {
   generation: '/generations/:id',
   /** `GET /generations/:id/events`: server-sent events, one `data:` line per status change. */
   events: '/generations/:id/events',
+  /** `GET /generations/events`: server-sent events for every generation of the current user (their feed). */
+  feed: '/generations/events',
   /** `GET`: the account's credit summary. */
   credits: '/credits',
   /** `POST`: the price of a request, nothing charged. */

@@ -1,0 +1,163 @@
+import type { MediaGenClient } from '../client';
+import { toHex } from '../crypto/hmac';
+import { generationFromEvent } from '../events/generation-from-event';
+import type { Generation } from '../types';
+import type { WebhookEvent } from '../webhooks/verify';
+import { SseConnection } from './sse-connection';
+
+/** How the handler's event streams are bounded and kept alive (`createMediaGenHandler({ stream })`). */
+export interface StreamOptions {
+  /** Open streams this handler serves at once; past it a stream request answers 503 TOO_MANY_STREAMS. Default 10 000. */
+  maxStreams?: number;
+  /** A `: ping` comment this often on every open stream, so proxies keep it open. Default 15 000 ms. */
+  heartbeatMs?: number;
+  /** Generations one feed stream follows at once (the newest); older ones are let go. Default 100. */
+  feedFollowMax?: number;
+  /** For tests: the timer the heartbeat runs on. */
+  setInterval?: (callback: () => void, ms: number) => unknown;
+  clearInterval?: (timer: unknown) => void;
+}
+
+type Watcher = { update(generation: Generation): void; fail(error: unknown): void };
+
+interface Follower {
+  watchers: Set<Watcher>;
+  stop: AbortController;
+  last: Generation | undefined;
+}
+
+/** The event type of a feed announcement: a user submitted a generation (published on the client's events). */
+const SUBMITTED_TYPE = 'generation.submitted';
+
+/**
+ * What every stream of one handler shares: one follower per generation id (one `wait`, hence one
+ * poll loop and one webhook listener, however many streams show it), the count of open streams,
+ * and one heartbeat timer. Updates come through `client.events`: the webhook receiver publishes
+ * there, and a shared implementation (`RedisGenerationEvents`) carries them to every instance.
+ */
+export class StreamHub {
+  readonly #client: MediaGenClient;
+  readonly #followers = new Map<string, Follower>();
+  readonly #connections = new Set<SseConnection>();
+  readonly #json = new WeakMap<Generation, string>();
+  readonly maxStreams: number;
+  readonly feedFollowMax: number;
+  readonly #heartbeatMs: number;
+  readonly #setInterval: (callback: () => void, ms: number) => unknown;
+  readonly #clearInterval: (timer: unknown) => void;
+  #timer: unknown;
+
+  constructor(client: MediaGenClient, options: StreamOptions = {}) {
+    this.#client = client;
+    this.maxStreams = options.maxStreams ?? 10_000;
+    this.feedFollowMax = options.feedFollowMax ?? 100;
+    this.#heartbeatMs = options.heartbeatMs ?? 15_000;
+    this.#setInterval = options.setInterval ?? ((callback, ms) => setInterval(callback, ms));
+    this.#clearInterval = options.clearInterval ?? ((timer) => clearInterval(timer as ReturnType<typeof setInterval>));
+  }
+
+  /** Open streams now. */
+  get open(): number {
+    return this.#connections.size;
+  }
+
+  /** `generation` as JSON, serialised once however many streams send it (a fan-out to thousands). */
+  json(generation: Generation): string {
+    let text = this.#json.get(generation);
+    if (text === undefined) this.#json.set(generation, (text = JSON.stringify(generation)));
+    return text;
+  }
+
+  /** A new stream, or undefined when the handler already serves `maxStreams`. */
+  connect(onClose: () => void, headers?: Record<string, string>): SseConnection | undefined {
+    if (this.#connections.size >= this.maxStreams) return undefined;
+    const connection = new SseConnection(() => {
+      this.#connections.delete(connection);
+      if (this.#connections.size === 0 && this.#timer !== undefined) {
+        this.#clearInterval(this.#timer);
+        this.#timer = undefined;
+      }
+      onClose();
+    }, headers);
+    this.#connections.add(connection);
+    this.#timer ??= this.#setInterval(() => this.#heartbeat(), this.#heartbeatMs);
+    return connection;
+  }
+
+  /**
+   * Calls `watcher.update` with each status of `id` from now to a terminal one (the latest
+   * known first, when another stream already follows it); `fail` if following fails. Returns
+   * the unsubscribe; the follow stops when its last watcher leaves.
+   */
+  watch(id: string, watcher: Watcher): () => void {
+    let follower = this.#followers.get(id);
+    if (!follower) {
+      follower = { watchers: new Set(), stop: new AbortController(), last: undefined };
+      this.#followers.set(id, follower);
+      this.#follow(id, follower);
+    } else if (follower.last) {
+      watcher.update(follower.last);
+    }
+    follower.watchers.add(watcher);
+    const own = follower;
+    return () => {
+      own.watchers.delete(watcher);
+      if (own.watchers.size === 0 && this.#followers.get(id) === own) {
+        this.#followers.delete(id);
+        own.stop.abort();
+      }
+    };
+  }
+
+  /** Tells every feed stream of `owner`, on every instance sharing the client's events, that `id` was submitted. */
+  async announce(owner: string | undefined, id: string): Promise<void> {
+    const event = { type: SUBMITTED_TYPE, deliveryId: undefined, data: { generation_id: await feedChannel(owner), submitted_id: id } };
+    await this.#client.events.publish(event as unknown as WebhookEvent);
+  }
+
+  /** Calls `listener` with each generation id `owner` submits from now on; returns the unsubscribe. */
+  onSubmitted(channel: string, listener: (id: string) => void): () => void {
+    return this.#client.events.subscribe(channel, (event) => {
+      const id = (event?.data as { submitted_id?: unknown } | undefined)?.submitted_id;
+      if ((event?.type as string) === SUBMITTED_TYPE && typeof id === 'string') listener(id);
+    });
+  }
+
+  #follow(id: string, follower: Follower): void {
+    const each = (generation: Generation) => {
+      if (follower.last?.status === generation.status) return;
+      follower.last = generation;
+      for (const watcher of [...follower.watchers]) watcher.update(generation);
+    };
+    // A verified terminal webhook is passed on as it arrives (its links are valid for days);
+    // the wait's own status read after it would cost every stream a round trip to the service.
+    const unsubscribe = this.#client.events.subscribe(id, (event) => {
+      const status = event?.data?.status;
+      if (status === 'completed' || status === 'failed') each(generationFromEvent(event.data));
+    });
+    follower.stop.signal.addEventListener('abort', unsubscribe, { once: true });
+    this.#client.generations.wait(id, { signal: follower.stop.signal, onUpdate: each }).then(
+      (generation) => {
+        unsubscribe();
+        if (this.#followers.get(id) === follower) this.#followers.delete(id);
+        each(generation);
+      },
+      (error: unknown) => {
+        unsubscribe();
+        if (this.#followers.get(id) === follower) this.#followers.delete(id);
+        if (follower.stop.signal.aborted) return;
+        for (const watcher of [...follower.watchers]) watcher.fail(error);
+      },
+    );
+  }
+
+  #heartbeat(): void {
+    for (const connection of this.#connections) connection.ping();
+  }
+}
+
+/** The events key of `owner`'s feed: a digest, so user ids never travel on a shared bus. */
+export async function feedChannel(owner: string | undefined): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`mediagen-feed\n${owner ?? ''}`));
+  return `feed:${toHex(new Uint8Array(digest))}`;
+}

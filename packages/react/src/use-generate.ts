@@ -1,0 +1,150 @@
+import type { EstimateResponse, GenerateParams, SubmitResponse } from '@mediagen/core';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { type GenerationRequestError, networkError, requestErrorOf } from './errors';
+import { routeUrl } from './routes';
+import { createSubmissionKeys, paramsFingerprint } from './submission-keys';
+
+export interface UseGenerateOptions<Params extends GenerateParams = GenerateParams> {
+  /** Where the app mounts `createMediaGenHandler`. Default `/api` (`POST /api/generations`, `POST /api/estimate`). */
+  basePath?: string;
+  /** The params being edited: what `submit()` sends when called without any, and what is estimated. */
+  params?: Params | undefined;
+  /** Ask the price (`POST /estimate`, nothing charged) each time `params` settle. Default false. */
+  estimate?: boolean;
+  /** How long `params` must stay the same before they are estimated. Default 300 ms. */
+  estimateDelayMs?: number;
+  /** After each accepted submit (the 202 body). */
+  onSubmitted?(generation: SubmitResponse): void;
+  /** After each submit that was not accepted. */
+  onError?(error: GenerationRequestError): void;
+  /** For tests and other runtimes. */
+  fetch?: typeof fetch;
+}
+
+export interface GenerateState<Params extends GenerateParams = GenerateParams> {
+  /** Submits `params` (default: `options.params`); resolves with the 202 body, or undefined when refused (see `error`). Never rejects. */
+  submit(params?: Params): Promise<SubmitResponse | undefined>;
+  isSubmitting: boolean;
+  /** Why the last submit was not accepted; cleared by the next one. */
+  error: GenerationRequestError | undefined;
+  /** The last accepted submit (`generation_id`, `status`, `credits_reserved`…); pass its id to `useGeneration`. */
+  generation: SubmitResponse | undefined;
+  /** The price of `options.params` (with `estimate: true`). */
+  estimate: EstimateResponse | undefined;
+  /** Why those params could not be estimated (422 for an incomplete form). */
+  estimateError: GenerationRequestError | undefined;
+  isEstimating: boolean;
+  /** Forgets the last submit and its error. */
+  reset(): void;
+}
+
+/**
+ * Submits to the app's handler with one `Idempotency-Key` per submission: a double click or a
+ * retry of the same params is the same submission (the service bills it once; a second
+ * `submit()` while one is in flight returns the same promise); changed params are a new one.
+ * Errors are values (`error`), never thrown.
+ */
+export function useGenerate<Params extends GenerateParams = GenerateParams>(
+  options: UseGenerateOptions<Params> = {},
+): GenerateState<Params> {
+  const { basePath = '/api' } = options;
+  const latest = useRef(options);
+  latest.current = options;
+  const keys = useRef(createSubmissionKeys());
+  const inFlight = useRef<{ fingerprint: string; promise: Promise<SubmitResponse | undefined> } | undefined>(undefined);
+  const [submitting, setSubmitting] = useState(0);
+  const [error, setError] = useState<GenerationRequestError | undefined>();
+  const [generation, setGeneration] = useState<SubmitResponse | undefined>();
+
+  const submit = useCallback(
+    (given?: Params): Promise<SubmitResponse | undefined> => {
+      const params = given ?? latest.current.params;
+      const fingerprint = paramsFingerprint(params);
+      if (inFlight.current?.fingerprint === fingerprint) return inFlight.current.promise;
+      const key = keys.current.keyFor(params);
+      const request = latest.current.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+      setSubmitting((n) => n + 1);
+      setError(undefined);
+      const promise = (async () => {
+        let failure: GenerationRequestError;
+        try {
+          const response = await request(routeUrl(basePath, 'generations'), {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': key },
+            body: JSON.stringify(params ?? {}),
+            credentials: 'same-origin',
+          });
+          const body = (await response.json().catch(() => undefined)) as unknown;
+          if (response.ok && typeof (body as SubmitResponse | undefined)?.generation_id === 'string') {
+            keys.current.settle(key);
+            setGeneration(body as SubmitResponse);
+            latest.current.onSubmitted?.(body as SubmitResponse);
+            return body as SubmitResponse;
+          }
+          failure = requestErrorOf(response.status, response.statusText, body);
+        } catch (thrown) {
+          failure = networkError(thrown);
+        }
+        // A retryable failure keeps the key: resending the same params cannot bill twice.
+        if (!failure.retryable) keys.current.settle(key);
+        setError(failure);
+        latest.current.onError?.(failure);
+        return undefined;
+      })().finally(() => {
+        if (inFlight.current?.promise === promise) inFlight.current = undefined;
+        setSubmitting((n) => n - 1);
+      });
+      inFlight.current = { fingerprint, promise };
+      return promise;
+    },
+    [basePath],
+  );
+
+  const estimate = useEstimate(options, basePath);
+  const reset = useCallback(() => {
+    setError(undefined);
+    setGeneration(undefined);
+  }, []);
+  return { submit, isSubmitting: submitting > 0, error, generation, ...estimate, reset };
+}
+
+function useEstimate(options: UseGenerateOptions<GenerateParams>, basePath: string) {
+  const [state, setState] = useState<{ fingerprint: string; estimate?: EstimateResponse; error?: GenerationRequestError } | undefined>();
+  const enabled = options.estimate === true && options.params !== undefined;
+  const fingerprint = enabled ? paramsFingerprint(options.params) : undefined;
+  const params = useRef(options.params);
+  params.current = options.params;
+  const request = useRef(options.fetch);
+  request.current = options.fetch;
+  const delay = options.estimateDelayMs ?? 300;
+
+  useEffect(() => {
+    if (fingerprint === undefined) return;
+    const controller = new AbortController();
+    const timer = setTimeout(async () => {
+      const send = request.current ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+      try {
+        const response = await send(routeUrl(basePath, 'estimate'), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(params.current),
+          signal: controller.signal,
+          credentials: 'same-origin',
+        });
+        const body = (await response.json().catch(() => undefined)) as unknown;
+        if (controller.signal.aborted) return;
+        if (response.ok) setState({ fingerprint, estimate: body as EstimateResponse });
+        else setState({ fingerprint, error: requestErrorOf(response.status, response.statusText, body) });
+      } catch (thrown) {
+        if (!controller.signal.aborted) setState({ fingerprint, error: networkError(thrown) });
+      }
+    }, delay);
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [fingerprint, basePath, delay]);
+
+  const current = state && state.fingerprint === fingerprint ? state : undefined;
+  return { estimate: current?.estimate, estimateError: current?.error, isEstimating: fingerprint !== undefined && current === undefined };
+}
