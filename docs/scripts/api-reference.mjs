@@ -72,7 +72,7 @@ export async function generateApiReference() {
   if (!project) throw new Error('TypeDoc could not read the published declarations (run `pnpm build` first).');
   await app.generateOutputs(project);
   if (app.logger.hasErrors()) throw new Error('TypeDoc reported errors.');
-  for (const file of markdownFiles(OUT)) writeFileSync(file, joinSplitCodeSpans(readFileSync(file, 'utf8')));
+  for (const file of markdownFiles(OUT)) writeFileSync(file, vitepressAnchors(joinSplitCodeSpans(readFileSync(file, 'utf8'))));
   return entryPoints.length;
 }
 
@@ -104,3 +104,11 @@ export function joinSplitCodeSpans(text) {
 }
 
 const unclosedSpan = (line) => !/^\s*```/.test(line) && (line.replace(/\\`/g, '').match(/`/g)?.length ?? 0) % 2 === 1;
+
+/**
+ * Links into another page keep TypeDoc's anchor (`Generation.md#created_at`, an inherited member),
+ * but VitePress names a heading's anchor with its own slug, where `_` becomes `-` (`#created-at`).
+ */
+export function vitepressAnchors(markdown) {
+  return markdown.replace(/(\]\([^)#\s]*\.md#)([^)\s]+)\)/g, (_, target, anchor) => `${target}${anchor.replace(/_/g, '-')})`);
+}

@@ -150,6 +150,10 @@ export const SDK_CODES = [
 export const HTTP_CODES = [
   ['METHOD_NOT_ALLOWED', 'A method the route does not take (the `Allow` header lists the ones it does).'],
   ['REQUEST_TIMEOUT', 'The request (headers and body) did not arrive in time.'],
+  [
+    'TOO_MANY_STREAMS',
+    'The handler already holds its cap of open live streams (`stream.maxStreams`); the browser falls back to polling and retries after `Retry-After`.',
+  ],
 ];
 
 /** The webhook receiver's refusals (`webhookRefusal(code)` in `@mediagen/core/server` answers each). */

@@ -5,7 +5,7 @@
 // table, the notes' interim statuses and the running emulator's `next` stand in for it. Either
 // way each service code is answered by the emulator and thrown by the real client, so the page
 // shows the class users catch, and a table whose `retryable` the client contradicts fails the build.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { webhookRefusal } from '@mediagen/core/server';
@@ -194,6 +194,8 @@ export function renderPage(rows) {
 
 export async function generateErrorReference() {
   const rows = await codeRows();
+  // The folder holds only this generated page, so a fresh clone does not have it.
+  mkdirSync(join(DOCS, 'src', 'reference'), { recursive: true });
   writeFileSync(join(DOCS, 'src', 'reference', 'errors.md'), renderPage(rows));
   return rows.length;
 }
