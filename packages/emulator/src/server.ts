@@ -14,7 +14,7 @@ import {
   submitHeaders,
 } from './api.js';
 import { BODY_LIMIT } from './bounds.js';
-import { API_PREFIX, H } from './constants.js';
+import { CREDITS_PATH, GENERATE_PATH, GENERATIONS_PATH, H, MODELS_PATH, OUTPUT_LINK_PREFIX } from './constants.js';
 import { controlRefusal, handleControl, isLoopback } from './controls.js';
 import { DEFAULT_MESSAGES, EmulatorHttpError } from './errors.js';
 import type { Fault } from './faults.js';
@@ -113,21 +113,18 @@ async function handle(s: EmulatorState, req: IncomingMessage, res: ServerRespons
     send(res, rid, await handleControl(s, req, path, q < 0 ? '' : url.slice(q + 1), method));
     return;
   }
-  if (!path.startsWith(`${API_PREFIX}/`)) {
-    send(res, rid, toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
-    return;
-  }
-  const rest = path.slice(API_PREFIX.length + 1);
-  const parts = rest.split('/');
+  // The endpoints as the contract names them (`@mediagen/core/wire`), nothing restated here.
+  const id = path.startsWith(`${GENERATIONS_PATH}/`) ? path.slice(GENERATIONS_PATH.length + 1) : undefined;
+  const link = path.startsWith(OUTPUT_LINK_PREFIX) ? path.slice(OUTPUT_LINK_PREFIX.length).split('/') : undefined;
   const head = method === 'HEAD';
 
   let endpoint: Endpoint;
   let allow: string;
-  if (rest === 'generate') [endpoint, allow] = ['generate', 'POST'];
-  else if (rest === 'models') [endpoint, allow] = ['models', 'GET'];
-  else if (rest === 'credits') [endpoint, allow] = ['credits', 'GET'];
-  else if (parts[0] === 'generations' && parts.length === 2 && parts[1]) [endpoint, allow] = ['status', 'GET'];
-  else if (parts[0] === 'output' && parts.length === 6) [endpoint, allow] = ['output', 'GET, HEAD'];
+  if (path === GENERATE_PATH) [endpoint, allow] = ['generate', 'POST'];
+  else if (path === MODELS_PATH) [endpoint, allow] = ['models', 'GET'];
+  else if (path === CREDITS_PATH) [endpoint, allow] = ['credits', 'GET'];
+  else if (id && !id.includes('/')) [endpoint, allow] = ['status', 'GET'];
+  else if (link?.length === 5) [endpoint, allow] = ['output', 'GET, HEAD'];
   else {
     send(res, rid, toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`)));
     return;
@@ -147,16 +144,16 @@ async function handle(s: EmulatorState, req: IncomingMessage, res: ServerRespons
   let reply: Reply;
   try {
     if (endpoint === 'output') {
-      reply = serveOutput(s, parts.slice(1));
+      reply = serveOutput(s, link as string[]);
     } else {
       const account = s.accounts.authenticate(req.headers.authorization);
       if (endpoint === 'models') reply = listModels(account, rid);
       else if (endpoint === 'credits') reply = getCredits(account, rid);
       else {
         // A malformed escape cannot name any generation: the same 404 as an unknown id.
-        const id = decodeSegment(parts[1] as string);
-        if (id === null) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No generation with this id.');
-        reply = getGeneration(s, account, id, baseOf(req, s.baseUrl), rid);
+        const decoded = decodeSegment(id as string);
+        if (decoded === null) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No generation with this id.');
+        reply = getGeneration(s, account, decoded, baseOf(req, s.baseUrl), rid);
       }
     }
   } catch (e) {
