@@ -95,4 +95,5 @@ export { catalog } from './catalog.js';
 export type { AccountConfig, AccountStatus, EmulatorConfig, EnvLike, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
 export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
 export type { Fault, FaultEndpoint } from './faults.js';
+export { SERVE_FLAGS, type Served, ServeError, type ServeFlags, serveFromFlags } from './serve.js';
 export type { DeliveryRow } from './webhooks.js';
