@@ -1,4 +1,4 @@
-import { errorCodeInfo } from '@mediagen/core/wire';
+import { type ErrorCode, errorCodeInfo } from '@mediagen/core/wire';
 
 /**
  * A request-time failure, turned into the spec's error body by the router. Named apart from
@@ -7,7 +7,8 @@ import { errorCodeInfo } from '@mediagen/core/wire';
 export class EmulatorHttpError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** A code of the project's one table (`ERROR_CODES`): a typo, or a code the table lacks, fails to compile. */
+    readonly code: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { ErrorCode } from '@mediagen/core/wire';
 import type { Account } from './accounts.js';
 import {
   baseOf,
@@ -36,7 +37,14 @@ function faultReply(f: Fault): Reply {
   if (f.status === 503) headers[H.retryAfter] = '60';
   if (code === 'IDEMPOTENT_REQUEST_IN_FLIGHT') headers[H.retryAfter] = '3';
   return toErrorReply(
-    new EmulatorHttpError(f.status ?? 500, code, f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`, {}, headers),
+    // A test may inject any code, one the table lacks included (a newer service's): not checked.
+    new EmulatorHttpError(
+      f.status ?? 500,
+      code as ErrorCode,
+      f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`,
+      {},
+      headers,
+    ),
   );
 }
 
