@@ -1,4 +1,4 @@
-import { isMediaGenError, type Model, type ModelList, ParamsValidationError } from '@mediagen/core';
+import { isMediaGenError, type Model, type ModelList, ParamsValidationError, validateParams } from '@mediagen/core';
 import { SUBMIT_FIELDS } from '@mediagen/core/wire';
 import { catalog } from '@mediagen/emulator';
 import fc from 'fast-check';
@@ -160,5 +160,15 @@ describe('the models table', () => {
     expect(lines[1]).toMatch(/^image-fast {6}image {2}text-to-image, image-to-image +4$/);
     // The price starts where its header does, however wide the modes column grew.
     expect(lines[1]!.lastIndexOf(' 4') + 1).toBe(lines[0]!.indexOf('CREDITS'));
+  });
+});
+
+describe('mediagen types and validateParams agree on the effective limits (effectiveLimits in /wire)', () => {
+  it('number_results listed without a max types as 1 only, as validateParams allows (it once typed 1 to 4)', () => {
+    const base = catalog.find((m) => m.slug === 'image-fast')!;
+    const entry = { ...base, params: { ...base.params, number_results: { type: 'number' as const, required: false } } };
+    const declarations = renderDeclarations(project({ models: [entry] }));
+    expect(declarations).toMatch(/number_results\?: 1;/);
+    expect(validateParams(entry, { model: entry.slug, prompt: 'x', number_results: 2 }).map((i) => i.field)).toContain('number_results');
   });
 });

@@ -174,6 +174,8 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       const unknown = await call('GET', '/generations/00000000-0000-4000-8000-000000000000', { user: 'ada' });
       expect(unknown.status).toBe(404);
       expectErrorShape(unknown.body, 'NOT_FOUND');
+      // Deliberately indistinguishable (spec): another user's id reads exactly like one that does not exist.
+      expect((await call('GET', `/generations/${id}`, { user: 'mallory' })).body).toEqual(unknown.body);
     });
 
     it('streams the generation as server-sent events until it is terminal', async () => {

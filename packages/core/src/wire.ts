@@ -4,6 +4,7 @@
  */
 
 export * from './limits';
+export * from './params/model-limits';
 export * from './types';
 export { signWebhook } from './webhooks/verify';
 export * from './wire/error-codes';

@@ -164,9 +164,14 @@ describe('createMediaGenHandler', () => {
       authorize: (context) => context.owner === 'ada',
     });
     const { generation_id: id } = await client.generations.create({ model: 'image-fast', prompt: 'x' });
-    const read = (user: string) => handler(new Request(`http://app.test/generations/${id}`, { headers: { 'x-user': user } }));
+    const read = (user: string, which = id) =>
+      handler(new Request(`http://app.test/generations/${which}`, { headers: { 'x-user': user } }));
     expect((await read('ada')).status).toBe(200);
-    expect((await read('bob')).status).toBe(404);
+    const refused = await read('bob');
+    const unknown = await read('ada', '00000000-0000-4000-8000-999999999999');
+    // Another user's id and an id that does not exist answer the very same body (spec: indistinguishable).
+    expect([refused.status, unknown.status]).toEqual([404, 404]);
+    expect(await refused.json()).toEqual(await unknown.json());
   });
 
   it('sends no CORS headers unless the origin is on the allowlist', async () => {

@@ -105,4 +105,5 @@ export {
   IN_PROCESS_URL,
   type InProcessEmulator,
 } from './in-process.js';
+export { SERVE_FLAGS, type Served, ServeError, type ServeFlags, serveFromFlags } from './serve.js';
 export type { DeliveryRow, WebhookFetch } from './webhooks.js';

@@ -2,14 +2,11 @@ import { randomInt } from 'node:crypto';
 import type { ParamSpec } from '@mediagen/core';
 import type { CatalogEntry, InputField, Normalized } from './catalog.js';
 import {
+  effectiveLimits,
   INPUT_FIELDS,
   NEGATIVE_PROMPT_MAX,
-  NUMBER_RESULTS_MAX,
-  NUMBER_RESULTS_MIN,
-  NUMBER_RESULTS_UNLISTED_MAX,
   PARAM_KEYS,
   PROMPT_MAX,
-  REFERENCE_IMAGES_MAX,
   SEED_MAX,
   SEED_MIN,
   SIZE_PATTERN,
@@ -118,8 +115,8 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   const params = m.params;
 
   const prompt = (body.prompt as string | undefined) ?? '';
-  const promptSpec = params.prompt;
-  const promptMax = Math.min(PROMPT_MAX, m.prompt_max_chars ?? PROMPT_MAX, promptSpec?.max_length ?? PROMPT_MAX);
+  const limits = effectiveLimits(m);
+  const promptMax = limits.promptMax;
   if (codePoints(prompt) > promptMax) throw invalid('prompt', `\`prompt\` is longer than ${promptMax} characters on ${slug}.`, slug);
   if (entry.needsPrompt && prompt.trim() === '') {
     throw new EmulatorHttpError(422, 'MISSING_PROMPT', `${slug} needs a non-empty \`prompt\`.`, { model: slug });
@@ -147,8 +144,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   // number_results
   const nrSpec = params.number_results;
   // RULES.md rule 1: a model whose list gives no max takes one result.
-  const nrMax = Math.min(nrSpec?.max ?? NUMBER_RESULTS_UNLISTED_MAX, NUMBER_RESULTS_MAX);
-  const nrMin = Math.max(NUMBER_RESULTS_MIN, nrSpec?.min ?? NUMBER_RESULTS_MIN);
+  const { min: nrMin, max: nrMax } = limits.numberResults;
   let numberResults = typeof nrSpec?.default === 'number' ? nrSpec.default : 1;
   if (body.number_results !== undefined) {
     const v = body.number_results;
@@ -311,8 +307,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
     if (!Array.isArray(r) || r.some((x) => typeof x !== 'string')) {
       throw invalid('reference_images', '`reference_images` must be an array of URL strings.', slug);
     }
-    const max = Math.min(rSpec.max ?? REFERENCE_IMAGES_MAX, REFERENCE_IMAGES_MAX);
-    const min = rSpec.min ?? 0;
+    const { min, max } = limits.referenceImages;
     if (r.length > max || r.length < min) {
       throw invalid('reference_images', `reference_images takes ${min} to ${max} URLs on ${slug}.`, slug);
     }

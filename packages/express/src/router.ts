@@ -21,7 +21,7 @@ export function mediagenRouter(options: MediaGenRouterOptions): [RequestHandler,
   const { limit, maxBodyBytes, ...rest } = options;
   const handler = createMediaGenHandler<ExpressRequest>({ ...rest, maxBodyBytes: parseLimit(maxBodyBytes ?? limit, 100 * 1024) });
   // Inside `app.use('/api', …)`, `req.url` is the path below the mount point.
-  const handle = createNodeHandler(handler, { url: (req) => req.url });
+  const handle = createNodeHandler(handler, { url: (req) => req.url, onError: rest.onError });
   const routes: RequestHandler = (req, res, next) => void handle(req, res, next);
   // Four parameters: Express tells an error middleware by its arity.
   const parserErrors: ErrorRequestHandler = (error, req, res, next) =>

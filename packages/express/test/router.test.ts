@@ -1,4 +1,4 @@
-import { listen } from '@mediagen/conformance';
+import { deliver, listen, makePayload } from '@mediagen/conformance';
 import { MediaGenClient } from '@mediagen/core';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import express5 from 'express';
@@ -206,4 +206,32 @@ describe.each([
       await close();
     }
   });
+});
+
+describe('mediagenRouter behind express.json() without the raw bytes kept', () => {
+  it.each([
+    ['express 5', express5],
+    ['express 4', express4],
+  ] as const)(
+    '%s: the webhook route answers 500 WEBHOOK_BODY_PARSED (retried once fixed), never verifies a re-serialised body',
+    async (_name, expressModule) => {
+      const app = expressModule();
+      app.use(expressModule.json());
+      const events: unknown[] = [];
+      const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
+      app.use(
+        '/api',
+        mediagenRouter({ client, webhook: { secrets: 'whsec_parsed', onEvent: (event) => void events.push(event) }, onError: () => {} }),
+      );
+      const server = await listen(app);
+      try {
+        const res = await deliver(`${server.origin}/api/webhooks/mediagen`, makePayload(), { secret: 'whsec_parsed' });
+        expect(res.status).toBe(500);
+        expect((await res.json()).error).toBe('WEBHOOK_BODY_PARSED');
+        expect(events).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

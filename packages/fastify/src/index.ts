@@ -24,7 +24,7 @@ export function mediagenPlugin(options: MediaGenFastifyOptions): FastifyPluginAs
       basePath: fastify.prefix,
       maxBodyBytes: parseLimit(maxBodyBytes, 100 * 1024),
     });
-    const handle = createNodeHandler(handler);
+    const handle = createNodeHandler(handler, { onError: rest.onError });
     fastify.removeAllContentTypeParsers();
     // Leaves the body unread (any content type): core streams it from `request.raw`.
     fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

@@ -13,9 +13,21 @@ export type MediaGenHonoOptions = MediaGenHandlerOptions<Context>;
  * handler does not serve goes on to the app's own routes.
  */
 export function mediagen(options: MediaGenHonoOptions): MiddlewareHandler {
-  const handler = createMediaGenHandler<Context>(options);
+  const { webhook } = options;
+  // On Workers the runtime stops at the response: webhook work after it goes to the request's own waitUntil.
+  const waitUntil = webhook?.waitUntil ?? ((promise: Promise<unknown>, c: Context | undefined) => executionCtxOf(c)?.waitUntil(promise));
+  const handler = createMediaGenHandler<Context>({ ...options, ...(webhook && { webhook: { ...webhook, waitUntil } }) });
   return async function mediagenMiddleware(c, next) {
     if (!handler.route(c.req.method, new URL(c.req.url).pathname)) return next();
     return handler(c.req.raw, c);
   };
+}
+
+/** The request's execution context, where the runtime has one (Workers; not Node's server, whose getter throws). */
+function executionCtxOf(c: Context | undefined): { waitUntil(promise: Promise<unknown>): void } | undefined {
+  try {
+    return c?.executionCtx;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
-import { MediaGenClient } from '@mediagen/core';
+import { makePayload } from '@mediagen/conformance';
+import { MediaGenClient, signWebhook } from '@mediagen/core';
 import { Hono } from 'hono';
 import { expect, it } from 'vitest';
 import { mediagen } from '../src';
@@ -19,4 +20,32 @@ it('answers its own routes in-process too (app.request), as on any Web-standard 
   const res = await app.request('/api/generations', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
   expect(res.status).toBe(422);
   expect(await res.json()).toMatchObject({ error: 'INVALID_BODY', details: { field: 'Content-Type' } });
+});
+
+it("hands webhook work after the answer to the request's own waitUntil (Workers' executionCtx)", async () => {
+  const kept: Promise<unknown>[] = [];
+  const worker = new Hono();
+  const client = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
+  worker.use('/api/*', mediagen({ client, basePath: '/api', webhook: { secrets: 'whsec_worker', onEvent: () => {} } }));
+  const payload = makePayload();
+  const body = JSON.stringify(payload);
+  const res = await worker.request(
+    '/api/webhooks/mediagen',
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-event': 'generation.completed',
+        'x-service-delivery-id': crypto.randomUUID(),
+        'x-service-signature': await signWebhook(body, 'whsec_worker'),
+      },
+      body,
+    },
+    {},
+    { waitUntil: (promise: Promise<unknown>) => void kept.push(promise), passThroughOnException: () => {}, props: {} },
+  );
+  expect(res.status).toBe(200);
+  // The handler's outcome and the publish to client.events.
+  expect(kept.length).toBe(2);
+  await Promise.all(kept);
 });

@@ -1,4 +1,4 @@
-import { NUMBER_RESULTS_MAX, PARAM_KEYS, type ParamSpec, REFERENCE_IMAGES_MAX } from '@mediagen/core/wire';
+import { ENHANCE_CREDITS, effectiveLimits, NEGATIVE_PROMPT_MAX, PARAM_KEYS, type ParamSpec, splitRatioTag } from '@mediagen/core/wire';
 import { describeSpec } from '../params/describe';
 import { listHash, type TypedModel } from './projection';
 
@@ -53,20 +53,26 @@ function fieldsOf(model: TypedModel): Field[] {
   for (const key of SPEC_ORDER) {
     const spec = Object.hasOwn(specs, key) ? specs[key] : undefined;
     if (!spec || typeof spec !== 'object') continue;
-    fields.push({ key, type: typeOf(key, spec), required: spec.required === true, doc: docOf(key, spec, model) });
+    fields.push({ key, type: typeOf(key, spec, model), required: spec.required === true, doc: docOf(key, spec, model) });
   }
   // Outside the schema: the contract takes them on every model and leaves them to the service.
   fields.push(
-    { key: 'negative_prompt', type: 'string', required: false, doc: 'Up to 500 characters; ignored by models that do not use it.' },
+    {
+      key: 'negative_prompt',
+      type: 'string',
+      required: false,
+      doc: `Up to ${NEGATIVE_PROMPT_MAX} characters; ignored by models that do not use it.`,
+    },
     { key: 'input_image', type: 'string', required: false, doc: 'An https URL or the id of one of your completed generations.' },
     { key: 'input_video', type: 'string', required: false, doc: 'An https URL or the id of one of your completed generations.' },
     { key: 'input_audio', type: 'string', required: false, doc: 'An https URL of the driving audio.' },
   );
-  if (model.enhance_supported) fields.push({ key: 'enhance', type: 'boolean', required: false, doc: 'Prompt-fitting pass, 20 credits.' });
+  if (model.enhance_supported)
+    fields.push({ key: 'enhance', type: 'boolean', required: false, doc: `Prompt-fitting pass, ${ENHANCE_CREDITS} credits.` });
   return fields;
 }
 
-function typeOf(key: string, spec: ParamSpec): string {
+function typeOf(key: string, spec: ParamSpec, model: TypedModel): string {
   if (key === 'prompt') return 'string';
   const values = Array.isArray(spec.values) ? spec.values.filter((v) => typeof v === 'string' || typeof v === 'number') : [];
   // A TypeScript template literal type, written out as text.
@@ -75,7 +81,7 @@ function typeOf(key: string, spec: ParamSpec): string {
   if (values.length > 0) return union(literalsOf(key, values));
   if (spec.type === 'boolean' || key === 'audio') return 'boolean';
   if (spec.type === 'string[]' || key === 'reference_images') return 'string[]';
-  if (spec.type === 'number' || spec.type === 'integer' || WHOLE_NUMBER_KEYS.has(key)) return numberType(key, spec);
+  if (spec.type === 'number' || spec.type === 'integer' || WHOLE_NUMBER_KEYS.has(key)) return numberType(key, spec, model);
   if (spec.type === 'string' || spec.type === 'enum') return 'string';
   // A spec type from a later version of the list: nothing is known about it.
   return 'unknown';
@@ -92,20 +98,16 @@ function literalsOf(key: string, values: Array<string | number>): string[] {
     if (typeof value !== 'string') continue;
     // The contract names resolution as the field whose case varies (`1K` on the wire, `1k` in a list).
     if (key === 'resolution' && value === value.toLowerCase() && value.toUpperCase() !== value) add(value.toUpperCase());
-    const ratio = key === 'aspect_ratio' ? /^(\S+)\s+\S+$/.exec(value)?.[1] : undefined;
+    const ratio = key === 'aspect_ratio' ? splitRatioTag(value)?.ratio : undefined;
     if (ratio) add(ratio);
   }
   return out.map((v) => JSON.stringify(v));
 }
 
-function numberType(key: string, spec: ParamSpec): string {
+function numberType(key: string, spec: ParamSpec, model: TypedModel): string {
   const whole = spec.type === 'integer' || WHOLE_NUMBER_KEYS.has(key);
-  let min = spec.min;
-  let max = spec.max;
-  if (key === 'number_results') {
-    min = Math.max(1, min ?? 1);
-    max = Math.min(max ?? NUMBER_RESULTS_MAX, NUMBER_RESULTS_MAX);
-  }
+  // number_results: the range core's validateParams and the emulator enforce.
+  const { min, max } = key === 'number_results' ? effectiveLimits(model).numberResults : spec;
   if (whole && Number.isInteger(min) && Number.isInteger(max) && max! >= min! && max! - min! < MAX_LITERAL_RANGE) {
     return union(Array.from({ length: max! - min! + 1 }, (_, i) => String(min! + i)));
   }
@@ -115,9 +117,10 @@ function numberType(key: string, spec: ParamSpec): string {
 function docOf(key: string, spec: ParamSpec, model: TypedModel): string {
   const parts: string[] = [];
   if (key === 'prompt') {
-    parts.push(`Up to ${Math.min(model.prompt_max_chars ?? 2000, spec.max_length ?? 2000, 2000)} characters.`);
+    parts.push(`Up to ${effectiveLimits(model).promptMax} characters.`);
   } else if (key === 'reference_images') {
-    parts.push(`${spec.min ?? 0} to ${Math.min(spec.max ?? REFERENCE_IMAGES_MAX, REFERENCE_IMAGES_MAX)} https URLs.`);
+    const { min, max } = effectiveLimits(model).referenceImages;
+    parts.push(`${min} to ${max} https URLs.`);
   } else {
     parts.push(`${capitalise(describeSpec(key, spec))}.`);
   }

@@ -1,7 +1,6 @@
-import { WebhookVerificationError } from '../errors';
 import { errorResponse } from '../server/error-reply';
 import type { MediaGenHandler } from '../server/handler';
-import { RAW_BODY_HELP } from '../webhooks/raw-body';
+import { bodyParsedError } from './body-parsed';
 import { parserRefusal, parserRefusalResponse } from './parser-refusal';
 import { findRawBody } from './raw-body';
 import { sendWebResponse } from './send-response';
@@ -79,12 +78,9 @@ export function createNodeHandler<Req extends NodeRequestSource>(
   });
 }
 
-/** The app's own mount order is wrong: a 5xx keeps the delivery alive for a retry once fixed. */
+/** Refuses a webhook whose bytes a JSON parser consumed, and tells the app. */
 function bodyParsed(options: NodeHandlerOptions<never>): Response {
-  const error = new WebhookVerificationError(
-    `The request body was already parsed by another middleware, so its exact bytes are gone. ${RAW_BODY_HELP}`,
-    'WEBHOOK_BODY_PARSED',
-  );
+  const error = bodyParsedError();
   (options.onError ?? console.error)(error);
   return errorResponse(error);
 }

@@ -20,7 +20,8 @@ export async function checkRawBodyKept(platform: string, instance: unknown): Pro
 type Middleware = (req: unknown, res: unknown, next: (error?: unknown) => void) => void;
 
 async function expressKeepsRawBody(app: unknown): Promise<boolean | 'no-parser' | undefined> {
-  const router = (app as { router?: { stack?: unknown } })?.router ?? (app as { _router?: { stack?: unknown } })?._router;
+  // Express 4 keeps it as `_router` (its `app.router` getter throws); Express 5 as `router`.
+  const router = (app as { _router?: { stack?: unknown } })?._router ?? routerOf(app);
   const stack = router?.stack;
   if (!Array.isArray(stack)) return undefined;
   const layer = stack.find((l: { handle?: { name?: string } }) => l?.handle?.name === 'jsonParser') as { handle: Middleware } | undefined;
@@ -86,4 +87,12 @@ function isBytes(value: unknown): boolean {
 function probeBytes(): Uint8Array {
   const buffer = (globalThis as { Buffer?: { from(text: string): Uint8Array } }).Buffer;
   return buffer ? buffer.from('{}') : new TextEncoder().encode('{}');
+}
+
+function routerOf(app: unknown): { stack?: unknown } | undefined {
+  try {
+    return (app as { router?: { stack?: unknown } })?.router;
+  } catch {
+    return undefined;
+  }
 }

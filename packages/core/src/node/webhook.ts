@@ -1,8 +1,7 @@
-import { WebhookVerificationError } from '../errors';
 import { errorResponse } from '../server/error-reply';
 import { createWebhookHandler, type WebhookContext, type WebhookHandlerOptions } from '../webhooks/handler';
-import { RAW_BODY_HELP } from '../webhooks/raw-body';
 import type { WebhookEvent } from '../webhooks/verify';
+import { bodyParsedError } from './body-parsed';
 import { type BodyLimit, parseLimit } from './limit';
 import { findRawBody } from './raw-body';
 import { sendWebResponse } from './send-response';
@@ -40,12 +39,7 @@ export function createNodeWebhookHandler<Req extends NodeRequestLike = NodeReque
   return async function nodeWebhookHandler(req, res) {
     const source = findRawBody(req);
     if (source.kind === 'consumed') {
-      // The app's own mount order is wrong: a 5xx keeps the delivery alive for a retry once fixed.
-      const error = new WebhookVerificationError(
-        `The request body was already parsed by another middleware, so its exact bytes are gone. ${RAW_BODY_HELP}`,
-        'WEBHOOK_BODY_PARSED',
-        'Mount the webhook route before app.use(express.json()) or any other JSON parser, or give it the raw body (express.raw(), rawBody: true in NestJS).',
-      );
+      const error = bodyParsedError();
       (rest.onError ?? console.error)(error);
       return sendWebResponse(res, errorResponse(error));
     }

@@ -1,5 +1,5 @@
 import { toHex } from '../crypto/hmac';
-import { ConfigurationError } from '../errors';
+import { ConfigurationError, isMediaGenError } from '../errors';
 import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
 import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
@@ -98,7 +98,11 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     async get(id, context) {
       if (id === undefined || id === '') throw notFound();
       if (source && !(await source.get(id, context.owner))) throw notFound();
-      const generation = await client.generations.get(id);
+      // An unknown id and another user's answer alike (spec: "deliberately indistinguishable"):
+      // the service's own 404 is replaced by the same body the refusals below give.
+      const generation = await client.generations.get(id).catch((error: unknown) => {
+        throw isMediaGenError(error) && error.status === 404 ? notFound() : error;
+      });
       if (allowModels && !allowModels.has(generation.model)) throw notFound();
       if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
       return generation;

@@ -65,6 +65,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     ? createWebhookHandler<MediaGenWebhookContext<Platform>>({
         ...options.webhook,
         onEvent: (event, context) => options.webhook?.onEvent?.(event, context),
+        waitUntil: (promise, request) => options.webhook?.waitUntil?.(promise, platforms.get(request)),
         client,
         onError: (error) => report(error),
         context: (base) => ({ ...base, platform: platforms.get(base.request) }),

@@ -23,9 +23,14 @@ export interface MediaGenWebhookContext<Platform = unknown> extends WebhookConte
 }
 
 export interface MediaGenWebhookOptions<Platform = unknown>
-  extends Omit<WebhookHandlerOptions, 'onEvent' | 'client' | 'events' | 'context' | 'onError'> {
+  extends Omit<WebhookHandlerOptions, 'onEvent' | 'client' | 'events' | 'context' | 'onError' | 'waitUntil'> {
   /** The app's handler, once per event. Default: none (the event still resolves `wait()` through `client.events`). */
   onEvent?(event: WebhookEvent, context: MediaGenWebhookContext<Platform>): unknown;
+  /**
+   * Keeps work alive after the answer on runtimes that stop at the response: gets the work and
+   * the adapter's request (a Worker's `c.executionCtx.waitUntil`, Next's `after`).
+   */
+  waitUntil?(promise: Promise<unknown>, platform: Platform | undefined): void;
 }
 
 export interface MediaGenHandlerOptions<Platform = unknown> {

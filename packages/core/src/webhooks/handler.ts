@@ -51,9 +51,10 @@ export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookC
   client?: { events: Pick<GenerationEvents, 'publish'> };
   /**
    * Keeps work alive after the answer on runtimes that stop at the response (Next's `after`,
-   * a Worker's `ctx.waitUntil`): the handler's outcome and the event publish are handed to it.
+   * a Worker's `ctx.waitUntil`): the handler's outcome and the event publish are handed to it,
+   * with the delivery's request (a per-request `waitUntil` is found from it).
    */
-  waitUntil?(promise: Promise<unknown>): void;
+  waitUntil?(promise: Promise<unknown>, request: Request): void;
   /** Observes failures (bad signatures, handler errors, late errors after the answer). */
   onError?(error: unknown, event?: WebhookEvent): void;
   /** Adds the adapter's own fields (its framework request) to the context `onEvent` gets. */
@@ -91,9 +92,9 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       // An observer's own failure must not change the answer.
     }
   };
-  const keepAlive = (promise: Promise<unknown>) => {
+  const keepAlive = (promise: Promise<unknown>, request: Request) => {
     try {
-      options.waitUntil?.(promise);
+      options.waitUntil?.(promise, request);
     } catch (error) {
       report(error);
     }
@@ -127,7 +128,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
         return false;
       },
     );
-    keepAlive(outcome);
+    keepAlive(outcome, request);
     if (key) {
       running.set(key, outcome);
       void outcome.finally(() => running.get(key) === outcome && running.delete(key));
@@ -178,7 +179,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       const published = Promise.resolve()
         .then(() => events.publish(event))
         .catch((error: unknown) => report(error, event));
-      keepAlive(published);
+      keepAlive(published, request);
     }
 
     if (!store) return dispatch(request, event, deadline);

@@ -57,6 +57,18 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: retried(408, 'Send the whole request (headers and body) promptly.'),
   /** The app's server holds as many open event streams as it allows (`stream.maxStreams`). */
   TOO_MANY_STREAMS: retried(503, 'Retry after Retry-After seconds, or poll the generation meanwhile.'),
+  BAD_REQUEST: permanent(400, 'Send a well-formed HTTP/1.1 request.'),
+  PAYLOAD_TOO_LARGE: permanent(413, 'Send a smaller body.'),
+  HEADERS_TOO_LARGE: permanent(431, 'Send smaller request headers.'),
+  UNSUPPORTED_MEDIA_TYPE: permanent(415, 'Send the body as JSON with Content-Type: application/json.'),
+  /** Signed output links (spec: Output links): a bad or expired signature. */
+  LINK_INVALID: permanent(403, 'Fetch a fresh link from GET /api/v1/generations/{id}.'),
+  LINK_EXPIRED: permanent(410, 'Fetch a fresh link from GET /api/v1/generations/{id}.'),
+  /** The emulator's test controls answer only the local machine. */
+  CONTROL_FORBIDDEN: permanent(
+    403,
+    'Call the test controls from the same machine (Host 127.0.0.1, localhost or [::1]), not from a web page.',
+  ),
 
   // The SDK's own codes for failures that never reached the service (client side).
   PARAMS_INVALID: permanent(422, 'Fix the params named in issues, then resend.'),

@@ -1,11 +1,11 @@
-// The service's endpoints (spec: Endpoints), relative to its base address. One constant each,
-// so the client bundles only the ones it calls.
-export const GENERATE_PATH = '/api/v1/generate';
-export const GENERATIONS_PATH = '/api/v1/generations';
-export const MODELS_PATH = '/api/v1/models';
-export const CREDITS_PATH = '/api/v1/credits';
-/** Signed output links live under this prefix (see `outputLinkPath`). */
-export const OUTPUT_PATH = '/api/v1/output';
+import { API_PREFIX } from '../types';
+
+// The service's endpoints (spec: Endpoints), relative to its base address; signed output links
+// live under `OUTPUT_LINK_PREFIX` (see `outputLinkPath`).
+export const GENERATE_PATH = `${API_PREFIX}/generate`;
+export const GENERATIONS_PATH = `${API_PREFIX}/generations`;
+export const MODELS_PATH = `${API_PREFIX}/models`;
+export const CREDITS_PATH = `${API_PREFIX}/credits`;
 
 /** `GET /api/v1/generations/{id}` for one id, percent-encoded. */
 export const generationPath = (id: string): string => `${GENERATIONS_PATH}/${encodeURIComponent(id)}`;
