@@ -1,3 +1,4 @@
+import { HONO_WEBHOOK_ROUTE } from './hono-app.js';
 import { CHECKS } from './scenario.js';
 
 /**
@@ -8,8 +9,11 @@ import { CHECKS } from './scenario.js';
  * Every cell serves a webhook receiver the emulator delivers to: core's, on the runtime's own
  * server. `kind: 'next'` cells build a fixture app with `next build` and serve it with `next
  * start`: the scenario runs inside an edge route, and `route` names the framework's webhook route
- * (edge too) that the emulator delivers to instead. A `pending` cell is listed, and shown in the README with its
+ * (edge too) that the emulator delivers to instead. A `hono` cell serves the Hono adapter's app
+ * instead of the scenario, with its webhook route as `route`, and is judged from outside
+ * (hono-check.js). A `pending` cell is listed, and shown in the README with its
  * reason, until it can run.
+ * @type {Array<{ id: string, runtime: string, pending?: string } & Record<string, any>>}
  */
 export const CELLS = [
   { id: 'node-20', runtime: 'Node 20', kind: 'process', pkg: 'node-20', bin: 'bin/node', args: [] },
@@ -47,11 +51,89 @@ export const CELLS = [
     fixture: 'fixtures/next-edge',
     route: '/api/webhooks/mediagen',
   },
+  // The Hono adapter's app (hono-app.js: core's handler mounted with `@mediagen/hono`), served by
+  // each runtime's own server and judged from outside: a submit, a read, its webhook route.
   {
-    id: 'hono-edge',
-    runtime: "Hono adapter, `runtime = 'edge'`",
-    pending:
-      'the Hono adapter is being written on another branch (issue 23); its cell will be a fixture like runtimes/fixtures/next-edge, with its webhook route as `route`',
+    id: 'hono-node-20',
+    runtime: 'Hono adapter on Node 20 (`@hono/node-server`)',
+    kind: 'process',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: 'node-20',
+    bin: 'bin/node',
+    args: [],
+  },
+  {
+    id: 'hono-node-22',
+    runtime: 'Hono adapter on Node 22 (`@hono/node-server`)',
+    kind: 'process',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: 'node-22',
+    bin: 'bin/node',
+    args: [],
+  },
+  {
+    id: 'hono-node-24',
+    runtime: 'Hono adapter on Node 24 (`@hono/node-server`)',
+    kind: 'process',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: 'node-24',
+    bin: 'bin/node',
+    args: [],
+  },
+  {
+    id: 'hono-bun',
+    runtime: 'Hono adapter on Bun (`Bun.serve`)',
+    kind: 'process',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: '@oven/bun-linux-x64',
+    bin: 'bin/bun',
+    args: ['run'],
+  },
+  {
+    id: 'hono-deno',
+    runtime: 'Hono adapter on Deno (`Deno.serve`)',
+    kind: 'process',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: '@deno/linux-x64-glibc',
+    bin: 'deno',
+    args: ['run', '--allow-net'],
+  },
+  {
+    id: 'hono-workerd',
+    runtime: 'Hono adapter on workerd',
+    kind: 'workerd',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: '@cloudflare/workerd-linux-64',
+    bin: 'bin/workerd',
+    flags: [],
+  },
+  {
+    id: 'hono-workerd-web-only',
+    runtime: 'Hono adapter on workerd, Node APIs off',
+    kind: 'workerd',
+    hono: true,
+    route: HONO_WEBHOOK_ROUTE,
+    pkg: '@cloudflare/workerd-linux-64',
+    bin: 'bin/workerd',
+    flags: ['no_nodejs_compat', 'no_nodejs_compat_v2'],
+  },
+  // `hono/vercel`'s `handle(app)` in a catch-all edge route of its own fixture (a second app, so
+  // its `next build` never shares a `.next` folder with the other Next cell's).
+  {
+    id: 'hono-next-edge',
+    runtime: "Hono adapter in a Next.js `runtime = 'edge'` route",
+    kind: 'next',
+    hono: true,
+    pkg: 'next',
+    bin: 'dist/bin/next',
+    fixture: 'fixtures/next-hono',
+    route: HONO_WEBHOOK_ROUTE,
   },
 ];
 
@@ -61,7 +143,11 @@ export const CELLS = [
  */
 export const SERVED_CHECK = 'served-receiver';
 
-/** The checks a cell runs: the scenario's, then the served receiver's. */
+/** The Hono cells' checks, judged from outside: a submit through the app's JSON route, a read of it. */
+export const HONO_CHECKS = ['hono-submit', 'hono-read'];
+
+/** The checks a cell runs: the scenario's (or the Hono app's), then the served receiver's. */
 export function checksOf(cell) {
-  return cell.pending ? [] : [...CHECKS, SERVED_CHECK];
+  if (cell.pending) return [];
+  return [...(cell.hono ? HONO_CHECKS : CHECKS), SERVED_CHECK];
 }

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { judgeHonoApp } from './hono-check.js';
 import { judgeServedReceiver } from './receiver-check.js';
 import { cleanEnv } from './run-process.js';
 
 const ENTRY = fileURLToPath(new URL('./entry-worker.js', import.meta.url));
+const HONO_ENTRY = fileURLToPath(new URL('./entry-hono-worker.js', import.meta.url));
 const HANG_MS = 240_000;
 /** A date this workerd release supports (its defaults turn Node's APIs on; cells.js says which cell turns them off). */
 const COMPATIBILITY_DATE = '2026-11-01';
@@ -16,9 +18,10 @@ const COMPATIBILITY_DATE = '2026-11-01';
  * workerd's own config: the bundle as an ES module Worker with the cell's compatibility flags
  * (none: a `node:` import fails to load, as on a plain Worker), listening on the receiver's port
  * (workerd reports on fd 3 once it listens), with outbound fetch allowed to loopback, where the
- * emulator is, and the webhook secret as a text binding.
+ * emulator is, the webhook secret as a text binding and the cell's environment as JSON (the Hono
+ * app's `MATRIX_ENV`).
  */
-const config = (flags, port, secret) => `using Workerd = import "/workerd/workerd.capnp";
+const config = (flags, port, secret, env) => `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .matrixWorker),
@@ -31,7 +34,10 @@ const matrixWorker :Workerd.Worker = (
   compatibilityDate = "${COMPATIBILITY_DATE}",
   compatibilityFlags = ${JSON.stringify(flags)},
   globalOutbound = "loopback",
-  bindings = [(name = "MEDIAGEN_WEBHOOK_SECRET", text = ${JSON.stringify(secret)})],
+  bindings = [
+    (name = "MEDIAGEN_WEBHOOK_SECRET", text = ${JSON.stringify(secret)}),
+    (name = "MATRIX_ENV", text = ${JSON.stringify(JSON.stringify(env))}),
+  ],
 );
 `;
 
@@ -40,7 +46,7 @@ export async function runWorkerdCell(cell, binary, harness) {
   const dir = await mkdtemp(join(tmpdir(), 'mediagen-workerd-'));
   try {
     await build({
-      entryPoints: [ENTRY],
+      entryPoints: [cell.hono ? HONO_ENTRY : ENTRY],
       outfile: join(dir, 'worker.js'),
       bundle: true,
       format: 'esm',
@@ -52,14 +58,14 @@ export async function runWorkerdCell(cell, binary, harness) {
       target: 'es2022',
       logLevel: 'silent',
     });
-    await writeFile(join(dir, 'config.capnp'), config(cell.flags, harness.env.receiverPort, harness.env.webhookSecret));
-    return await serveOnce(binary, dir, harness);
+    await writeFile(join(dir, 'config.capnp'), config(cell.flags, harness.env.receiverPort, harness.env.webhookSecret, harness.env));
+    return await serveOnce(cell, binary, dir, harness);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-function serveOnce(binary, dir, harness) {
+function serveOnce(cell, binary, dir, harness) {
   return new Promise((resolve) => {
     const child = spawn(binary, ['serve', join(dir, 'config.capnp'), '--control-fd=3'], {
       cwd: dir,
@@ -84,9 +90,13 @@ function serveOnce(binary, dir, harness) {
         .find((e) => e.event === 'listen' && e.socket === 'http');
       if (!listen || asked) return;
       asked = true;
-      ask(listen.port, harness.env)
-        .then(async (r) => {
-          results = [...r, await judgeServedReceiver(harness.receiverUrl, harness.env)];
+      // A Hono cell's Worker is the Hono app only: all its checks are judged from outside.
+      const run = cell.hono
+        ? judgeHonoApp(`http://127.0.0.1:${listen.port}`, harness)
+        : ask(listen.port, harness.env).then(async (r) => [...r, await judgeServedReceiver(harness.receiverUrl, harness.env)]);
+      run
+        .then((r) => {
+          results = r;
         })
         .catch((error) => {
           stderr += `\n${String(error)}`;

@@ -6,7 +6,15 @@
  * Each check resolves to `{ check, ok, detail }` or `{ check, ok: false, error }`; the checks run
  * in order and never throw, so one fault shows as one failed cell line, not a lost run.
  */
-import { InvalidRequestError, MediaGenClient, MediaGenError, NotFoundError, verifyWebhook, WebhookVerificationError } from '@mediagen/core';
+import {
+  InvalidRequestError,
+  MediaGenClient,
+  MediaGenError,
+  NotFoundError,
+  RESPONSE,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '@mediagen/core';
 import { createWebhookHandler } from '@mediagen/core/server';
 import { createHmac } from '@mediagen/core/testing';
 
@@ -33,9 +41,10 @@ export async function runScenario(env) {
       const submitted = await client.generations.create({ model: 'image-fast', prompt: PROMPT });
       const done = await client.generations.wait(submitted.generation_id, { timeoutMs: 120_000 });
       assert(done.status === 'completed', `status ${done.status}`);
-      // Made with the runtime's own `crypto.randomUUID`, at call time (Workers refuse it at module scope).
+      // Made with the runtime's own `crypto.randomUUID`, at call time (Workers refuse it at module
+      // scope); core keeps it with the response's metadata, under the RESPONSE symbol.
       assert(
-        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(submitted.idempotencyKey),
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(submitted[RESPONSE]?.idempotencyKey),
         'no UUID idempotency key',
       );
       state.generationId = done.generation_id;

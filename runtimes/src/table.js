@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { SERVED_CHECK } from './cells.js';
+import { HONO_CHECKS, SERVED_CHECK } from './cells.js';
 import { CHECKS } from './scenario.js';
 
 export const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -21,10 +21,12 @@ const TITLES = {
   'verify-webhook': '`verifyWebhook`',
   'webhook-receiver': 'webhook receiver',
   [SERVED_CHECK]: "receiver served over HTTP (the emulator's deliveries)",
+  'hono-submit': 'Hono app: submit (JSON route)',
+  'hono-read': 'Hono app: read',
 };
 const HMAC_NAMES = { node: "Node's crypto", web: 'Web Crypto' };
 /** Columns in the order the checks run; a check a cell does not run shows as "n/a". */
-const COLUMNS = [...CHECKS, SERVED_CHECK].map((name) => [name, TITLES[name] ?? name]);
+const COLUMNS = [...CHECKS, ...HONO_CHECKS, SERVED_CHECK].map((name) => [name, TITLES[name] ?? name]);
 
 /** @param {{ cells: any[] }} results */
 export function renderTable(results) {
