@@ -67,6 +67,8 @@ describe.each(templates)('npm create mediagen -- --template %s', (name) => {
       body: JSON.stringify({ model: 'image-fast', prompt: `a fox, from the copied ${name}` }),
     });
     const submitted = (await submit.json()) as { generation_id?: string };
+    // A sample that names its user by a cookie (set on first contact) lists only that user's generations.
+    const cookie = submit.headers.get('set-cookie')?.split(';')[0];
     expect(submit.status, JSON.stringify(submitted)).toBe(202);
     const id = submitted.generation_id!;
 
@@ -74,7 +76,9 @@ describe.each(templates)('npm create mediagen -- --template %s', (name) => {
     const deadline = Date.now() + 60_000;
     while (known?.status !== 'completed' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      const list = (await (await fetch(`${origin}/api/generations`)).json()) as { generations: Known[] };
+      const list = (await (await fetch(`${origin}/api/generations`, { headers: cookie ? { cookie } : {} })).json()) as {
+        generations: Known[];
+      };
       known = list.generations.find((g) => g.generation_id === id);
     }
     expect(known?.status, app.output()).toBe('completed');

@@ -1,6 +1,9 @@
+// The monorepo's check of this app (create-mediagen leaves it out of the template: the suites
+// are not published).
+
+import { describeRouteConformance, describeWebhookConformance, listen } from '@mediagen/conformance';
 import { MediaGenClient } from '@mediagen/core';
-import { createApp } from 'express-sample/src/app';
-import { describeRouteConformance, describeWebhookConformance, listen } from '../src/index';
+import { createApp } from '../src/app.js';
 
 // The Express sample's own app (its user cookie, its mount of the router at /api, its page),
 // with the suite's options in place of the ledger and the cookie user it wires in sample.ts.
