@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './support/stack.js';
+import { eventually, type Stack, startStack } from './support/stack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -115,5 +115,27 @@ describe('the sample page in a real Chromium', () => {
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe(keys[0]);
     expect(await count()).toBe(before + 1);
+  });
+
+  it('after the service forgot a generation (a new service, no kept outputs), the page says it is unavailable, never a broken image', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'express-sample-forgot-'));
+    const first = await startStack({ dataDir });
+    let second: Stack | undefined;
+    try {
+      const { body } = await first.submit({ model: 'image-fast', prompt: 'forgotten' });
+      await eventually(async () => (await first.list()).find((g) => g.generation_id === body.generation_id && g.status === 'completed'));
+      const [name, value] = first.cookie.split('=') as [string, string];
+      await first.close();
+      second = await startStack({ dataDir });
+      await context.addCookies([{ name, value, url: second.origin }]);
+      const page = await context.newPage();
+      await page.goto(second.origin + '/');
+      const item = page.locator(`#list li[data-id="${body.generation_id}"]`);
+      await item.locator('.unavailable').waitFor({ timeout: 15_000 });
+      expect(await item.getAttribute('data-status')).toBe('completed');
+    } finally {
+      await second?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
