@@ -157,3 +157,15 @@ describe('createMediaGenHandler with the ledger as its source: intent first', ()
     expect(terminal).toEqual([id]);
   });
 });
+
+describe('a refused submit, sent again with its key', () => {
+  it('answers the same refusal, never a 202 without a generation', async () => {
+    const { handler, submitted } = app(new MemoryGenerationStore(), Date.now);
+    for (let i = 0; i < 2; i++) {
+      const res = await handler(submit('ada', 'refused-1', 'nope [[blocked]]'));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION' });
+    }
+    expect(submitted).toEqual([]);
+  });
+});

@@ -1,5 +1,7 @@
+import { APIError } from '../errors';
 import type { GenerateParams, SubmitResponse } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
+import { errorCodeInfo } from '../wire/error-codes';
 import type { GenerationLedger } from './ledger';
 import type { LedgerGeneration } from './view';
 
@@ -41,6 +43,13 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
     },
     async submit(params, { owner, idempotencyKey, signal }) {
       const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal });
+      if (g.generation_id === null) {
+        // The key of an intent the service refused for good: the same refusal again, never a 202 without a generation.
+        const code = g.error?.code ?? 'REFUSED';
+        const status = errorCodeInfo(code)?.status ?? 400;
+        const message = g.error?.message ?? '';
+        throw new APIError(message, { status, code, retryable: false, body: { error: code, message } });
+      }
       // The 202's fields as recorded; a replay after the generation moved on no longer has
       // `pricing_source` (the status read does not carry it): it is left out, not made up.
       const answer: Record<string, unknown> = {
