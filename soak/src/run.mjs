@@ -5,7 +5,9 @@
 //     deliveries failing in the handler: every completed generation recorded exactly once, the
 //     rest recovered by polling; the instances together never exceed max_concurrent.
 //  3. The instances' Redis restarted mid-run (its data lost): documented fail-closed behaviour.
-//  4. The report.
+//  4. An app on the generation ledger killed with SIGKILL at each point of the submit path and
+//     restarted, on SQLite and on PostgreSQL with two instances (src/crash.mjs, after 1-3).
+//  5. The report.
 // Parts 1 and 2 run side by side (a 503 asks for a 60 s wait, which dominates), each on its own
 // emulator: injected faults are taken by the next matching request of any account, so on a
 // shared emulator part 2's submits would take part 1's faults (429s and 500s the gate never caused).
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { MediaGenClient } from '@mediagen/core';
 import { startEmulator } from '@mediagen/emulator';
 import { Redis } from 'ioredis';
+import { crashPart, crashReport, FULL_RUNS, QUICK_RUNS } from './crash.mjs';
 import { freePort } from './ports.mjs';
 import { startOwnRedis } from './redis-server.mjs';
 
@@ -173,6 +176,18 @@ try {
   await shutdown();
 }
 clearTimeout(deadline);
+// Part 4 after the others (its own bounds: each instance it starts is killed after 60 s).
+if (!deadlinePassed) {
+  const runs = quick ? QUICK_RUNS : FULL_RUNS;
+  const crash = await crashPart({
+    runs,
+    databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    log,
+  }).catch((error) => ({ results: {}, failures: [`part 4 did not run: ${error?.message ?? error}`] }));
+  console.log(['', ...crashReport(crash, runs)].join('\n'));
+  console.log(crash.failures.length === 0 ? 'part 4: all invariants hold' : `PART 4 INVARIANTS FAILED:\n  ${crash.failures.join('\n  ')}`);
+  if (crash.failures.length > 0) exitCode = 1;
+}
 process.exit(exitCode);
 
 async function faultsPart() {

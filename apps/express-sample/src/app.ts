@@ -1,34 +1,29 @@
 import { fileURLToPath } from 'node:url';
-import type { MediaGenClient } from '@mediagen/core';
-import { mediagenRouter, mediagenWebhook } from '@mediagen/express';
+import { type MediaGenRouterOptions, mediagenRouter } from '@mediagen/express';
 import express, { type Express } from 'express';
-import type { GenerationStore } from './store.js';
+import { userCookie } from './user.js';
 
 export interface AppOptions {
-  client: MediaGenClient;
-  store: GenerationStore;
-  webhookSecrets: string[];
+  /** The routes under `/api` (`sample.ts` fills them in: client, identify, the ledger, the webhook). */
+  mediagen: MediaGenRouterOptions;
+  /** Where persisted outputs live, served at `/outputs`; absent when outputs are not kept. */
+  outputsDir?: string | undefined;
 }
 
 const page = fileURLToPath(new URL('../public/index.html', import.meta.url));
 
-export function createApp({ client, store, webhookSecrets }: AppOptions): Express {
+/**
+ * The web app: the page, and core's routes under `/api` (POST/GET /api/generations,
+ * GET /api/generations/:id and its /events stream, /api/models, /api/credits, /api/estimate, and
+ * POST /api/webhooks/mediagen, which reads its own raw body). The API key stays on the server.
+ */
+export function createApp({ mediagen, outputsDir }: AppOptions): Express {
   const app = express();
-
-  // The webhook route reads its own raw body: keep it before any express.json().
-  // `client`: a wait() on it resolves as soon as the webhook arrives, not at its next poll.
-  app.post(
-    '/api/webhooks/mediagen',
-    mediagenWebhook({ secrets: webhookSecrets, client, onEvent: (event) => void store.applyWebhook(event) }),
-  );
-
-  // The browser's list: what webhooks (and polling) taught us, newest first.
-  app.get('/api/generations', (_req, res) => void res.json({ generations: store.list() }));
-
-  // POST /api/generations (submit, 202 body), GET /api/generations/:id, /api/models, /api/credits.
-  // The API key stays on the server.
-  app.use('/api', mediagenRouter({ client, onSubmitted: (submitted, params) => store.addSubmitted(submitted, params) }));
-
+  // Before the routes, so a first visit (the page) already gets its user; the service's webhook
+  // deliveries carry no cookie and need no user.
+  app.use((req, res, next) => (req.path === '/api/webhooks/mediagen' ? next() : userCookie(req, res, next)));
+  app.use('/api', mediagenRouter(mediagen));
+  if (outputsDir) app.use('/outputs', express.static(outputsDir, { fallthrough: false, index: false }));
   app.get('/', (_req, res) => res.sendFile(page));
   return app;
 }

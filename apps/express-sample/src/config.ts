@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+
 /** Everything the app reads from the environment. The defaults run it against a local emulator with no setup. */
 export interface Config {
   port: number;
@@ -5,6 +7,10 @@ export interface Config {
   baseUrl: string;
   /** Several, comma-separated, while a secret is being rotated. */
   webhookSecrets: string[];
+  /** The ledger's SQLite file and, with `persistOutputs`, the outputs live here. */
+  dataDir: string;
+  /** Copy each output into `<dataDir>/outputs` (served at /outputs): links that outlive the service's. */
+  persistOutputs: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -16,5 +22,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    dataDir: env.DATA_DIR ?? fileURLToPath(new URL('../data', import.meta.url)),
+    persistOutputs: env.PERSIST_OUTPUTS === '1' || env.PERSIST_OUTPUTS === 'true',
   };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './support/stack.js';
+import { eventually, type Stack, startStack } from './support/stack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -44,6 +44,10 @@ describe('the sample page in a real Chromium', () => {
     page.on('pageerror', (error) => failures.push(String(error)));
 
     await page.goto(stack.origin + '/');
+    // The first contact named this browser's user: an HttpOnly, SameSite=Lax cookie the page's scripts cannot read.
+    const [cookie] = await context.cookies(stack.origin);
+    expect(cookie).toMatchObject({ name: 'mediagen_user', httpOnly: true, sameSite: 'Lax', secure: false });
+    expect(await page.evaluate(() => document.cookie)).toBe('');
     await expect.poll(() => page.locator('#model option').count()).toBeGreaterThan(1);
     await page.selectOption('#model', 'image-fast');
     await page.fill('#prompt', 'a lighthouse at dusk, oil painting');
@@ -87,7 +91,9 @@ describe('the sample page in a real Chromium', () => {
     const page = await context.newPage();
     await page.goto(stack.origin + '/');
     await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
-    const before = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
+    // Counted as the page's user: the browser sends its cookie.
+    const count = () => page.evaluate(async () => (await (await fetch('/api/generations')).json()).generations.length as number);
+    const before = await count();
     const keys: string[] = [];
     let lose = true;
     // The first answer is lost on the way back (the server did accept it); the retry goes through.
@@ -108,7 +114,28 @@ describe('the sample page in a real Chromium', () => {
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe(keys[0]);
-    const after = ((await (await fetch(`${stack.origin}/api/generations`)).json()) as { generations: unknown[] }).generations.length;
-    expect(after).toBe(before + 1);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('after the service forgot a generation (a new service, no kept outputs), the page says it is unavailable, never a broken image', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'express-sample-forgot-'));
+    const first = await startStack({ dataDir });
+    let second: Stack | undefined;
+    try {
+      const { body } = await first.submit({ model: 'image-fast', prompt: 'forgotten' });
+      await eventually(async () => (await first.list()).find((g) => g.generation_id === body.generation_id && g.status === 'completed'));
+      const [name, value] = first.cookie.split('=') as [string, string];
+      await first.close();
+      second = await startStack({ dataDir });
+      await context.addCookies([{ name, value, url: second.origin }]);
+      const page = await context.newPage();
+      await page.goto(second.origin + '/');
+      const item = page.locator(`#list li[data-id="${body.generation_id}"]`);
+      await item.locator('.unavailable').waitFor({ timeout: 15_000 });
+      expect(await item.getAttribute('data-status')).toBe('completed');
+    } finally {
+      await second?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** One request to the app; its status line, headers and body are kept for the scan. */
 async function call(path: string, init?: RequestInit): Promise<Response> {
-  const res = await fetch(s.origin + path, init);
+  const res = await fetch(s.origin + path, { ...init, headers: { cookie: s.cookie, ...(init?.headers as Record<string, string>) } });
   const body = await res.clone().text();
   answers.push(`${init?.method ?? 'GET'} ${path} -> ${res.status} ${JSON.stringify([...res.headers])} ${body}`);
   return res;

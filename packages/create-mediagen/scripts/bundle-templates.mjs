@@ -48,12 +48,29 @@ function bundle(sampleDir, dest, workspace) {
     for (const [name, range] of Object.entries(pkg[field] ?? {})) {
       if (!String(range).startsWith('workspace:')) continue;
       const target = workspace.get(name);
+      if (field === 'devDependencies' && target?.private) {
+        // The monorepo's own test helpers (the conformance suites): not published, so the
+        // dependency and the tests importing it stay behind.
+        delete pkg[field][name];
+        dropImporters(join(dest, 'test'), name);
+        continue;
+      }
       if (!target || target.private) throw new Error(`${basename(sampleDir)} depends on ${name}, which is not a published package`);
       pkg[field][name] = `^${target.version}`;
     }
   }
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
   renameDotfiles(dest);
+}
+
+/** Removes the files under `dir` that import `name`. */
+function dropImporters(dir, name) {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) dropImporters(path, name);
+    else if (readFileSync(path, 'utf8').includes(`from '${name}'`)) rmSync(path);
+  }
 }
 
 function renameDotfiles(dir) {

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
+import type { LedgerGeneration } from '@mediagen/core/ledger';
 import { type RunningEmulator, startEmulator, type WebhookConfig } from '@mediagen/emulator';
-import { createApp } from '../../src/app.js';
-import { type PollerOptions, startPoller } from '../../src/poller.js';
-import { GenerationStore, type StoredGeneration } from '../../src/store.js';
+import { openSample, type Sample } from '../../src/sample.js';
+import { USER_COOKIE } from '../../src/user.js';
 
 export const KEY = 'svc_live_sample_test';
 export const SECRET = 'whsec_sample_new';
@@ -18,17 +18,20 @@ export interface StackOptions {
   appSecrets?: string[];
   /** The secrets of the emulator's endpoints pointing at the app (one endpoint each); `[]` sends no webhook. Default `[SECRET]`. */
   endpointSecrets?: string[];
-  /** Run the polling fallback with these timings. */
-  poller?: PollerOptions;
-  /** Reuse a database file (to test a restart). */
-  dbFile?: string;
+  /** Reuse a data directory (to test a restart); it is then left for the caller to remove. */
+  dataDir?: string;
+  /** Copy outputs into the data directory, served at /outputs. */
+  persistOutputs?: boolean;
   /** The emulator's time scale. Default 0.005: an image renders in well under a second. */
   timeScale?: number;
-  /** The app client's retries. Default: the client's own (4). */
+  /** The app client's retries. Default: the client's own. */
   maxRetries?: number;
 }
 
-/** The sample app and a real emulator on free ports, the emulator's webhooks pointing at the app. */
+/** A user as the app knows one: a `mediagen_user` cookie of the form the app hands out. */
+export const userCookie = (id = crypto.randomUUID()) => `${USER_COOKIE}=${id}`;
+
+/** The sample app (its ledger on SQLite) and a real emulator on free ports, the emulator's webhooks pointing at the app. */
 export async function startStack(options: StackOptions = {}) {
   let handler: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => handler(req, res));
@@ -45,15 +48,25 @@ export async function startStack(options: StackOptions = {}) {
     },
   });
 
-  const dir = options.dbFile ? undefined : mkdtempSync(join(tmpdir(), 'express-sample-'));
-  const dbFile = options.dbFile ?? join(dir!, 'generations.db');
+  const ownDir = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'express-sample-'));
+  const dataDir = options.dataDir ?? (ownDir as string);
   const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url, maxRetries: options.maxRetries });
-  const store = new GenerationStore(dbFile);
-  handler = createApp({ client, store, webhookSecrets: options.appSecrets ?? [SECRET] });
-  const stopPoller = options.poller ? startPoller(client, store, options.poller) : () => {};
+  const config = {
+    apiKey: KEY,
+    baseUrl: emulator.url,
+    webhookSecrets: options.appSecrets ?? [SECRET],
+    dataDir,
+    persistOutputs: !!options.persistOutputs,
+  };
+  let sample: Sample = openSample(config, client);
+  handler = sample.app;
+  /** This stack's browser: every helper below sends its cookie. */
+  const cookie = userCookie();
 
-  const json = async <T = any>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> => {
-    const res = await fetch(origin + path, init);
+  const json = async <T = any>(path: string, init: RequestInit = {}, as = cookie): Promise<{ status: number; body: T }> => {
+    const headers = new Headers(init.headers);
+    if (as) headers.set('cookie', as);
+    const res = await fetch(origin + path, { ...init, headers });
     return { status: res.status, body: (await res.json()) as T };
   };
 
@@ -61,12 +74,16 @@ export async function startStack(options: StackOptions = {}) {
     origin,
     webhookUrl,
     emulator,
-    store,
-    dbFile,
+    dataDir,
+    cookie,
     json,
-    submit: (params: Record<string, unknown>) =>
-      json('/api/generations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) }),
-    list: async () => (await json<{ generations: StoredGeneration[] }>('/api/generations')).body.generations,
+    submit: (params: Record<string, unknown>, headers: Record<string, string> = {}, as = cookie) =>
+      json(
+        '/api/generations',
+        { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(params) },
+        as,
+      ),
+    list: async (as = cookie) => (await json<{ generations: LedgerGeneration[] }>('/api/generations', {}, as)).body.generations,
     deliveries: async (generationId: string) =>
       (await (await fetch(`${emulator.url}/__emulator/deliveries?generation_id=${generationId}`)).json()).deliveries as Array<{
         attempt: number;
@@ -74,15 +91,27 @@ export async function startStack(options: StackOptions = {}) {
         outcome: string;
         url: string;
       }>,
+    /** Reservations the emulator billed for `id`. */
+    async billed(id: string): Promise<number> {
+      const account = (await (await fetch(`${emulator.url}/__emulator/accounts/acct_sample`)).json()) as {
+        ledger: { type: string; generation_id?: string }[];
+      };
+      return account.ledger.filter((l) => l.type === 'reserve' && l.generation_id === id).length;
+    },
+    /** Stops the app (reconciler and database) and opens it again on the same data, as a process restart does. */
+    async restart() {
+      await sample.close();
+      sample = openSample(config, client);
+      handler = sample.app;
+    },
     async close() {
-      stopPoller();
       await emulator.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      store.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await sample.close();
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     },
   };
 }
@@ -90,7 +119,7 @@ export async function startStack(options: StackOptions = {}) {
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /** Polls `check` until it returns a value (not undefined/false), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

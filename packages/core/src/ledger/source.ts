@@ -1,4 +1,7 @@
+import { APIError } from '../errors';
 import type { GenerateParams, SubmitResponse } from '../types';
+import type { WebhookEvent } from '../webhooks/verify';
+import { errorCodeInfo } from '../wire/error-codes';
 import type { GenerationLedger } from './ledger';
 import type { LedgerGeneration } from './view';
 
@@ -7,10 +10,10 @@ export const SHARED_OWNER = '*';
 
 /**
  * The ledger as the one server handler's `source` (`createMediaGenHandler({ source })`, the
- * `GenerationSource` of `@mediagen/core/server`), written structurally so either side can change
- * first. `submit` goes beyond that interface: a handler that calls it instead of
- * `client.generations.create` gets the intent recorded before the call; without it, `record`
- * adopts each generation after its 202.
+ * `GenerationSource` of `@mediagen/core/server`), written structurally. The handler calls
+ * `submit` instead of `client.generations.create`, so the intent is recorded before the call
+ * (`record` adopts generations submitted elsewhere), and hands every verified webhook event to
+ * `onEvent` (`ledger.applyEvent`): `source: ledgerSource(ledger)` is the whole wiring.
  */
 export interface LedgerGenerationSource {
   record(entry: { owner: string | undefined; submitted: SubmitResponse; params: GenerateParams }): Promise<unknown>;
@@ -21,8 +24,9 @@ export interface LedgerGenerationSource {
   ): Promise<{ generations: (LedgerGeneration & { generation_id: string })[]; next_cursor: string | null }>;
   submit(
     params: GenerateParams,
-    input: { owner: string | undefined; idempotencyKey?: string; signal?: AbortSignal },
+    input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
   ): Promise<SubmitResponse>;
+  onEvent(event: WebhookEvent): Promise<unknown>;
 }
 
 export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
@@ -30,6 +34,7 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
   return {
     record: ({ owner, submitted, params }) => ledger.adopt(ownerOf(owner), submitted, params),
     get: (id, owner) => ledger.get(ownerOf(owner), id),
+    onEvent: (event) => ledger.applyEvent(event),
     async list(owner, page) {
       const result = await ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null });
       // An intent not yet answered has no id to link to; it shows once answered (or resent).
@@ -38,6 +43,13 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
     },
     async submit(params, { owner, idempotencyKey, signal }) {
       const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal });
+      if (g.generation_id === null) {
+        // The key of an intent the service refused for good: the same refusal again, never a 202 without a generation.
+        const code = g.error?.code ?? 'REFUSED';
+        const status = errorCodeInfo(code)?.status ?? 400;
+        const message = g.error?.message ?? '';
+        throw new APIError(message, { status, code, retryable: false, body: { error: code, message } });
+      }
       // The 202's fields as recorded; a replay after the generation moved on no longer has
       // `pricing_source` (the status read does not carry it): it is left out, not made up.
       const answer: Record<string, unknown> = {

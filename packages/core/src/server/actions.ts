@@ -64,13 +64,17 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     return ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
   }
 
-  /** `source.record` and `onSubmitted` once per generation id: a replay finds the claim and skips them. */
+  /**
+   * `source.record` (unless `source.submit` recorded it already) and `onSubmitted` once per
+   * generation id: a replay finds the claim and skips them.
+   */
   async function recordOnce(submitted: SubmitResponse, params: GenerateParams, context: MediaGenContext<Platform>): Promise<void> {
-    if (!source && !options.onSubmitted) return;
+    const record = source?.submit ? undefined : source;
+    if (!record && !options.onSubmitted) return;
     const key = `submitted:${submitted.generation_id}`;
     if ((await submittedStore.claim(key, SUBMITTED_LEASE_MS)) !== 'claimed') return;
     try {
-      await source?.record({ owner: context.owner, submitted, params });
+      await record?.record({ owner: context.owner, submitted, params });
       await options.onSubmitted?.(submitted, params, context);
     } catch (error) {
       await submittedStore.release(key);
@@ -88,7 +92,10 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       }
       const params = await paramsOf(body, input);
       const key = sent === undefined || input.owner === undefined ? sent : await scopedKey(input.owner, sent);
-      const submitted = await client.generations.create(params, key ? { idempotencyKey: key } : {});
+      // Intent first when the source can: it is written before the call, so no crash loses a billed generation.
+      const submitted = source?.submit
+        ? await source.submit(params, { owner: input.owner, idempotencyKey: key, signal: input.request?.signal })
+        : await client.generations.create(params, key ? { idempotencyKey: key } : {});
       await recordOnce(submitted, params, input);
       return submitted;
     },

@@ -64,7 +64,11 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   const receive: WebhookHandler | undefined = options.webhook
     ? createWebhookHandler<MediaGenWebhookContext<Platform>>({
         ...options.webhook,
-        onEvent: (event, context) => options.webhook?.onEvent?.(event, context),
+        // The source first (the ledger records the state), then the app's handler.
+        onEvent: async (event, context) => {
+          await options.source?.onEvent?.(event);
+          await options.webhook?.onEvent?.(event, context);
+        },
         waitUntil: (promise, request) => options.webhook?.waitUntil?.(promise, platforms.get(request)),
         client,
         onError: (error) => report(error),

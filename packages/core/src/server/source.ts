@@ -1,4 +1,5 @@
 import type { GenerateParams, SubmitResponse } from '../types';
+import type { WebhookEvent } from '../webhooks/verify';
 
 /** One submit the handler made, as it hands it to the app's source of generations. */
 export interface SubmittedGeneration {
@@ -28,4 +29,17 @@ export interface GenerationSource {
   get(id: string, owner: string | undefined): unknown;
   /** `owner`'s generations, newest first. */
   list(owner: string | undefined, page: { limit: number; cursor?: string | undefined }): GenerationPage | Promise<GenerationPage>;
+  /**
+   * Submits in the handler's place, intent first: records the owner, params and key, sends them
+   * with that key, records the generation id, and answers the 202 body. When present the handler
+   * calls it instead of `client.generations.create` (and not `record`), so a crash anywhere on the
+   * way leaves an intent the source resends with its own key, never a billed generation nobody
+   * knows. `idempotencyKey` is the owner-scoped key the service sees; absent, the source makes one.
+   */
+  submit?(
+    params: GenerateParams,
+    input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
+  ): Promise<SubmitResponse>;
+  /** Each verified webhook event, before the app's `webhook.onEvent` (the ledger applies it). A throw answers 5xx: the service redelivers. */
+  onEvent?(event: WebhookEvent): unknown;
 }
