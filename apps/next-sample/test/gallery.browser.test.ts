@@ -118,7 +118,7 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
     const stored = {
       generation_id: id,
       model: 'image-fast',
-      prompt: 'a lighthouse',
+      params: { prompt: 'a lighthouse' },
       status: 'pending',
       output_url: null,
       output_urls: null,
@@ -126,8 +126,7 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
       error: null,
       created_at: createdAt,
       completed_at: null,
-      source: 'submit',
-      webhooks: 0,
+      available: true,
     };
     await page.evaluate((list) => (window as unknown as { mount(l: unknown): void }).mount(list), [stored]);
     // The hook's first poll comes one interval (2 s for an image) after mounting a known generation.
