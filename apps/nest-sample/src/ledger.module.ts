@@ -1,13 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
-import { createGenerationLedger, type GenerationLedger } from '@mediagen/core/ledger';
+import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { CHECK_EVERY_LINK_MS, checkedSource } from './checked-source.js';
 import { readConfig, type SampleConfig } from './config.js';
-import { withPrompts } from './prompts.js';
 import { GENERATION_LEDGER, GENERATION_SOURCE, LEDGER_CLOCK, SAMPLE_CONFIG } from './tokens.js';
 
 const logger = new Logger('GenerationLedger');
@@ -25,12 +23,11 @@ function openStore({ dataDir }: SampleConfig): SqliteGenerationStore {
   return new SqliteGenerationStore({ filename: join(dataDir, 'generations.db') });
 }
 
-function buildLedger(sample: SampleConfig, store: SqliteGenerationStore, now: () => number, linkMarginMs?: number): GenerationLedger {
+function buildLedger(sample: SampleConfig, store: SqliteGenerationStore, now: () => number): GenerationLedger {
   return createGenerationLedger({
     client: ledgerClient(sample),
     store,
     now,
-    linkMarginMs,
     // Once per generation, when it ends (webhook, poll or refused submit, whichever comes first):
     // where an app sends its email, charges its user or starts the next step.
     onTerminal: (g) => logger.log(`${g.generation_id ?? g.idempotency_key} ${g.status}`),
@@ -64,12 +61,9 @@ class LedgerLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     { provide: LEDGER_CLOCK, useValue: Date.now },
     { provide: SqliteGenerationStore, useFactory: openStore, inject: [SAMPLE_CONFIG] },
     { provide: GENERATION_LEDGER, useFactory: buildLedger, inject: [SAMPLE_CONFIG, SqliteGenerationStore, LEDGER_CLOCK] },
-    {
-      provide: GENERATION_SOURCE,
-      useFactory: (ledger: GenerationLedger, sample: SampleConfig, store: SqliteGenerationStore, now: () => number) =>
-        withPrompts(checkedSource(ledger, buildLedger(sample, store, now, CHECK_EVERY_LINK_MS)), store),
-      inject: [GENERATION_LEDGER, SAMPLE_CONFIG, SqliteGenerationStore, LEDGER_CLOCK],
-    },
+    // Completed generations are read once per process before their links are first served (the
+    // service may have forgotten them): fresh links, or `available: false`, never a dead link.
+    { provide: GENERATION_SOURCE, useFactory: ledgerSource, inject: [GENERATION_LEDGER] },
     LedgerLifecycle,
   ],
   exports: [SAMPLE_CONFIG, LEDGER_CLOCK, SqliteGenerationStore, GENERATION_LEDGER, GENERATION_SOURCE],

@@ -7,5 +7,5 @@ export const GENERATION_LEDGER = Symbol('GENERATION_LEDGER');
 /** What the ledger reads the time from (`() => ms`). `Date.now`; tests put the emulator's moved clock here. */
 export const LEDGER_CLOCK = Symbol('LEDGER_CLOCK');
 
-/** The ledger as `MediaGenModule`'s `routes.source` (see `checked-source.ts`). */
+/** The ledger as `MediaGenModule`'s `routes.source` (`ledgerSource(ledger)`). */
 export const GENERATION_SOURCE = Symbol('GENERATION_SOURCE');

@@ -44,7 +44,7 @@ describe('nest-sample against the emulator, over HTTP', () => {
 
     // Recorded in the ledger at submit; on a loaded machine the webhook may already have landed too.
     const [recorded] = await s.list();
-    expect(recorded).toMatchObject({ generation_id: id, model: 'image-fast', prompt: 'a lighthouse at dusk', available: true });
+    expect(recorded).toMatchObject({ generation_id: id, model: 'image-fast', params: { prompt: 'a lighthouse at dusk' }, available: true });
 
     const done = await settled(s, id);
     expect(done).toMatchObject({ status: 'completed', available: true, credits_used: expect.any(Number) });

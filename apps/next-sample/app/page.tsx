@@ -1,6 +1,6 @@
 import type { Model } from '@mediagen/core';
+import type { StudioGeneration } from '../lib/generation';
 import { studio } from '../lib/mediagen';
-import type { StoredGeneration } from '../lib/store';
 import { listGenerations } from './actions';
 import { Studio } from './studio/Studio';
 
@@ -21,6 +21,6 @@ export default async function Page() {
   }
   // This user's only (proxy.ts set their cookie on this very request if it was their first).
   const mine = await listGenerations();
-  const generations = (mine.data?.generations ?? []) as unknown as StoredGeneration[];
+  const generations = (mine.data?.generations ?? []) as unknown as StudioGeneration[];
   return <Studio models={models} initialBalance={balance} initialGenerations={generations} problem={problem} />;
 }

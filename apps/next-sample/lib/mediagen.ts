@@ -1,11 +1,11 @@
 import 'server-only';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
+import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
 import { createMediaGenHandler, type MediaGenHandler } from '@mediagen/core/server';
+import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { after } from 'next/server';
 import { readConfig } from './config';
-import { storeSource } from './source';
-import { GenerationStore } from './store';
 import { userOf } from './user';
 
 export interface Studio {
@@ -15,42 +15,42 @@ export interface Studio {
    * server actions (app/actions.ts): one rule set for both.
    */
   handler: MediaGenHandler;
-  /**
-   * The SQLite store, opened on first use (a request, or the poller's first tick), never when a
-   * module is evaluated: `next build` evaluates every route module to collect page data, and a
-   * build must not create or open the database. Read it inside handlers, not at module scope.
-   */
-  readonly store: GenerationStore;
+  /** The generation ledger: the one record of every generation (routes, webhook, reconciler). */
+  ledger: GenerationLedger;
+  /** The ledger's SQLite file. The store opens it on first use, never at module load (`next build`). */
+  databaseFile: string;
 }
 
 /**
- * The app's one client, handler and store. Next may evaluate this module once per route bundle,
+ * The app's one client, ledger and handler. Next may evaluate this module once per route bundle,
  * so the instance is kept on `globalThis` (the usual Next pattern for a database handle): every
- * route shares one SQLite connection, one client (whose `events` the webhook route feeds, so a
- * stream ends on the webhook) and one handler (whose memory of recorded submits is shared).
+ * route shares one ledger (one SQLite connection, one reconciler) and one client (whose `events`
+ * the webhook route feeds, so a stream ends on the webhook).
  */
 export function studio(): Studio {
   const holder = globalThis as { __mediagenStudio?: Studio };
   if (!holder.__mediagenStudio) {
     const config = readConfig();
-    const file = config.databaseFile ?? join(process.cwd(), 'data', 'generations.db');
-    let store: GenerationStore | undefined;
-    const openStore = () => (store ??= new GenerationStore(file));
+    const databaseFile = config.databaseFile ?? join(process.cwd(), 'data', 'generations.db');
     const client = new MediaGenClient({ apiKey: config.apiKey, baseUrl: config.baseUrl });
+    const ledger = createGenerationLedger({
+      client,
+      store: new SqliteGenerationStore({ filename: databaseFile }),
+      onError: (error) => console.warn('ledger:', error instanceof Error ? error.message : error),
+    });
     holder.__mediagenStudio = {
       client,
+      ledger,
+      databaseFile,
       handler: createMediaGenHandler({
         client,
         basePath: '/api',
         identify: userOf,
-        source: storeSource(openStore),
-        // Verified, de-duplicated deliveries land in SQLite (which records each event once, even
+        source: ledgerSource(ledger),
+        // Verified deliveries move the ledger on (a repeat or a late event changes nothing, even
         // across restarts); `after` keeps work past the answer alive.
-        webhook: { secrets: config.webhookSecrets, waitUntil: after, onEvent: (event) => void openStore().applyWebhook(event) },
+        webhook: { secrets: config.webhookSecrets, waitUntil: after, onEvent: (event) => ledger.applyEvent(event) },
       }),
-      get store() {
-        return openStore();
-      },
     };
   }
   return holder.__mediagenStudio;

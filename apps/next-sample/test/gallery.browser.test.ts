@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { createViteServer } from 'vitest/node';
 import { CHROMIUM, FLAGS, requireChromium } from './support/chromium';
 
 const APP = fileURLToPath(new URL('../', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
 const HARNESS = 'virtual:gallery-harness';
 
 /**
@@ -118,7 +119,7 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
     const stored = {
       generation_id: id,
       model: 'image-fast',
-      prompt: 'a lighthouse',
+      params: { prompt: 'a lighthouse' },
       status: 'pending',
       output_url: null,
       output_urls: null,
@@ -126,8 +127,7 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
       error: null,
       created_at: createdAt,
       completed_at: null,
-      source: 'submit',
-      webhooks: 0,
+      available: true,
     };
     await page.evaluate((list) => (window as unknown as { mount(l: unknown): void }).mount(list), [stored]);
     // The hook's first poll comes one interval (2 s for an image) after mounting a known generation.
@@ -141,6 +141,43 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
       await page.waitForFunction((want) => document.getElementById('host')?.dataset.renders === String(want), n);
     }
     expect(await settled()).toEqual([{ id, status: 'completed' }]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a generation the service no longer knows shows "No longer available", never a broken image', async () => {
+    const page: Page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => (window as unknown as { harnessReady?: boolean }).harnessReady === true, undefined, {
+      timeout: 30_000,
+    });
+    const gone = randomUUID();
+    const forgotten = {
+      generation_id: gone,
+      model: 'image-fast',
+      params: { prompt: 'made before the service restarted' },
+      status: 'completed',
+      output_url: null,
+      output_urls: null,
+      credits_used: 4,
+      error: null,
+      created_at: createdAt,
+      completed_at: createdAt,
+      available: false,
+    };
+    await page.evaluate((list) => (window as unknown as { mount(l: unknown): void }).mount(list), [forgotten]);
+    const card = page.locator(`#list li[data-id="${gone}"][data-available="false"]`);
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.locator('img').count()).toBe(0);
+    expect(await card.getByRole('img', { name: 'No longer available' }).textContent()).toBe('No longer available');
+    expect(await card.locator('.prompt').textContent()).toBe('made before the service restarted');
+    // The studio's stylesheet (the harness page has none), for a screenshot that looks like the app.
+    await page.addStyleTag({ path: join(APP, 'app/globals.css') });
+    await page.setViewportSize({ width: 420, height: 520 });
+    mkdirSync(OUTPUT, { recursive: true });
+    await card.screenshot({ path: join(OUTPUT, 'gallery-unavailable.png') });
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -42,9 +42,9 @@ describe('the studio routes over HTTP (next start + a real emulator), same as th
     const done = await eventually(async () =>
       (await stack.list()).find((g) => g.generation_id === a.body.generation_id && g.status === 'completed'),
     );
-    expect(done).toMatchObject({ source: 'webhook', webhooks: 1, prompt: 'first' });
+    expect(done).toMatchObject({ params: { prompt: 'first' }, available: true });
 
-    // The same event again (a retry after a lost answer): 200, recorded once.
+    // The same event again (a retry after a lost answer): 200, and the record stays as it was.
     const payload = JSON.stringify({
       generation_id: a.body.generation_id,
       status: 'completed',
@@ -65,7 +65,11 @@ describe('the studio routes over HTTP (next start + a real emulator), same as th
       body: payload,
     });
     expect(res.status).toBe(200);
-    expect((await stack.list()).find((g) => g.generation_id === a.body.generation_id)?.webhooks).toBe(1);
+    expect((await stack.list()).find((g) => g.generation_id === a.body.generation_id)).toMatchObject({
+      status: 'completed',
+      output_url: done.output_url,
+      completed_at: done.completed_at,
+    });
   });
 
   it('refuses what the service would refuse, with its error body, and never shows the API key', async () => {
@@ -82,7 +86,7 @@ describe('the studio routes over HTTP (next start + a real emulator), same as th
       expect(await (await fetch(stack.origin + path)).text()).not.toContain('svc_live_');
   });
 
-  it('the status route reads the generation live, and the SQLite store (and the user) survive a restart', async () => {
+  it('the status route reads the generation live, and the ledger (and the user) survive a restart', async () => {
     const { body } = await submit({ model: 'image-fast', prompt: 'keep me' });
     await eventually(async () => (await stack.list()).find((g) => g.generation_id === body.generation_id && g.status === 'completed'));
     const status = await stack.json(`/api/generations/${body.generation_id}`);
@@ -90,8 +94,8 @@ describe('the studio routes over HTTP (next start + a real emulator), same as th
     await stack.restart();
     expect((await stack.list()).find((g) => g.generation_id === body.generation_id)).toMatchObject({
       status: 'completed',
-      prompt: 'keep me',
-      source: 'webhook',
+      params: { prompt: 'keep me' },
+      available: true,
     });
     // Next fails decoding the catch-all's params with a bare 500 before any route runs: proxy.ts
     // answers these 400, on every path under /api but the receiver's own.

@@ -168,11 +168,11 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await done.waitFor({ timeout: 20_000 });
     await expect.poll(() => done.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     const id = await card.getAttribute('data-id');
-    // Learnt from the webhook: the studio's record says so, and the emulator delivered it.
+    // The studio's ledger has it completed, and the emulator delivered its webhook.
     // (Listed as this browser's user: `page.request` sends the page's cookie.)
     const mine = async () =>
       ((await (await page.request.get(`${stack.origin}/api/generations`)).json()) as { generations: any[] }).generations;
-    await expect.poll(async () => (await mine()).find((g) => g.generation_id === id)?.source).toBe('webhook');
+    await expect.poll(async () => (await mine()).find((g) => g.generation_id === id)?.status).toBe('completed');
     // Another browser (another user) sees none of it.
     expect((await stack.user().list()).map((g) => g.generation_id)).not.toContain(id);
     expect((await stack.deliveries(id!))[0]).toMatchObject({ status: 200, outcome: 'delivered', url: stack.webhookUrl });

@@ -3,12 +3,12 @@
 import { CONTENT_POLICY_VIOLATION } from '@mediagen/core/wire';
 import { useGeneration } from '@mediagen/next/client';
 import { useEffect, useMemo, useState } from 'react';
-import type { StoredGeneration } from '../../lib/store';
+import { promptOf, type StudioGeneration } from '../../lib/generation';
 
 interface GalleryProps {
-  generations: StoredGeneration[];
+  generations: StudioGeneration[];
   kinds: Record<string, string>;
-  onSettled(generation: StoredGeneration): void;
+  onSettled(generation: StudioGeneration): void;
 }
 
 export function Gallery({ generations, kinds, onSettled }: GalleryProps) {
@@ -25,12 +25,12 @@ export function Gallery({ generations, kinds, onSettled }: GalleryProps) {
 }
 
 /** One generation: live status from the status route (the webhook's record first, polling as the fallback). */
-function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: string | undefined; onSettled(g: StoredGeneration): void }) {
+function Card({ stored, kind, onSettled }: { stored: StudioGeneration; kind: string | undefined; onSettled(g: StudioGeneration): void }) {
   const live = useGeneration(stored.generation_id, { kind, initial: stored as never });
   // One object per change of its inputs (the list's record, the hook's last answer; both keep
   // their identity across renders), not per render: the effect below depends on it.
-  const polled = live.generation as Partial<StoredGeneration> | undefined;
-  const g = useMemo(() => ({ ...stored, ...polled }) as StoredGeneration, [stored, polled]);
+  const polled = live.generation as Partial<StudioGeneration> | undefined;
+  const g = useMemo(() => ({ ...stored, ...polled }) as StudioGeneration, [stored, polled]);
   const terminal = g.status === 'completed' || g.status === 'failed';
 
   // Tells the list once when this card settles, not again on every later render.
@@ -39,8 +39,9 @@ function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: str
   }, [terminal, stored.status, g, onSettled]);
 
   const forfeited = g.error?.code === CONTENT_POLICY_VIOLATION;
+  const prompt = promptOf(g);
   return (
-    <li className="card" data-id={g.generation_id} data-status={g.status} data-source={g.source}>
+    <li className="card" data-id={g.generation_id} data-status={g.status} data-available={g.available === false ? 'false' : 'true'}>
       <div className="card-media">
         <Media generation={g} kind={kind} />
       </div>
@@ -49,7 +50,7 @@ function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: str
           <span className={`status ${g.status}`}>{g.status}</span>
           <strong className="card-model">{g.model}</strong>
         </div>
-        {g.prompt ? <p className="prompt">{g.prompt}</p> : null}
+        {prompt ? <p className="prompt">{prompt}</p> : null}
         {g.status === 'failed' ? (
           <p className="failure">
             <strong>{g.error?.code ?? 'failed'}</strong> {g.error?.message}
@@ -60,7 +61,6 @@ function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: str
         ) : null}
         <p className="meta muted small">
           {g.credits_used === null ? null : terminal ? `${g.credits_used} credits` : `${g.credits_used} credits reserved`}
-          {g.status !== 'pending' && g.source !== 'submit' ? ` · via ${g.source}` : null}
           {` · ${new Date(g.created_at).toLocaleTimeString('en-GB')}`}
         </p>
       </div>
@@ -68,16 +68,24 @@ function Card({ stored, kind, onSettled }: { stored: StoredGeneration; kind: str
   );
 }
 
-function Media({ generation: g, kind }: { generation: StoredGeneration; kind: string | undefined }) {
+function Media({ generation: g, kind }: { generation: StudioGeneration; kind: string | undefined }) {
   if (g.status === 'failed') return <div className="placeholder failed" aria-hidden="true" />;
   if (g.status !== 'completed') return <div className="placeholder shimmer" role="status" aria-label={g.status} />;
+  // The service forgot it (its records were reset): its links are gone, and no broken image is shown.
+  if (g.available === false) {
+    return (
+      <div className="placeholder unavailable" role="img" aria-label="No longer available">
+        <span className="muted small">No longer available</span>
+      </div>
+    );
+  }
   const urls = g.output_urls ?? (g.output_url ? [g.output_url] : []);
   if (kind === 'text') return <TextResult id={g.generation_id} />;
   return (
     <div className={`outputs n${Math.min(urls.length, 4)}`}>
       {urls.map((url, index) => {
         const file = new URL(url).pathname.toLowerCase();
-        const label = `${g.model} result ${index + 1}${g.prompt ? `: ${g.prompt}` : ''}`;
+        const label = `${g.model} result ${index + 1}${promptOf(g) ? `: ${promptOf(g)}` : ''}`;
         if (/\.(mp4|webm|mov)$/.test(file)) return <video key={url} src={url} controls loop muted playsInline aria-label={label} />;
         // biome-ignore lint/a11y/useMediaCaption: generated audio comes with no captions; the prompt is its label
         if (/\.(wav|mp3|ogg|m4a|flac)$/.test(file) || kind === 'audio') return <audio key={url} src={url} controls aria-label={label} />;

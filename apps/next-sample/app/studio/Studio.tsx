@@ -2,7 +2,7 @@
 
 import { type Model, quotePrice, validateParams } from '@mediagen/core';
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { StoredGeneration } from '../../lib/store';
+import type { StudioGeneration } from '../../lib/generation';
 import { estimateGeneration, submitGeneration } from '../actions';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
@@ -12,7 +12,7 @@ import { type FormValues, firstUsable, initialValues, toParams, usableThroughApi
 interface StudioProps {
   models: Model[];
   initialBalance: number | null;
-  initialGenerations: StoredGeneration[];
+  initialGenerations: StudioGeneration[];
   problem: string | null;
 }
 
@@ -84,7 +84,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
   }, []);
 
   const onSettled = useCallback(
-    (settled: StoredGeneration) => {
+    (settled: StudioGeneration) => {
       setGenerations((list) => list.map((g) => (g.generation_id === settled.generation_id ? settled : g)));
       void refreshBalance();
     },
@@ -109,7 +109,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
         {
           generation_id: submitted.generation_id,
           model: submitted.model,
-          prompt: typeof params.prompt === 'string' ? params.prompt : null,
+          params: { prompt: params.prompt },
           status: submitted.status,
           output_url: null,
           output_urls: null,
@@ -117,8 +117,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
           error: null,
           created_at: submitted.created_at,
           completed_at: null,
-          source: 'submit',
-          webhooks: 0,
+          available: true,
         },
         ...list.filter((g) => g.generation_id !== submitted.generation_id),
       ]);

@@ -79,15 +79,23 @@ export function cookieJar(): (url: string, init?: RequestInit) => Promise<Respon
 export async function startStack(options: { timeScale?: number } = {}) {
   const port = await freePort();
   const webhookUrl = `http://127.0.0.1:${port}/api/webhooks/mediagen`;
-  const emulator: RunningEmulator = await startEmulator({
-    port: 0,
-    config: {
-      timeScale: options.timeScale ?? 0.02,
-      accounts: [
-        { id: ACCOUNT, tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks: [{ url: webhookUrl, secret: SECRET, enabled: true }] },
-      ],
-    },
-  });
+  const emulatorOn = (emulatorPort: number) =>
+    startEmulator({
+      port: emulatorPort,
+      config: {
+        timeScale: options.timeScale ?? 0.02,
+        accounts: [
+          {
+            id: ACCOUNT,
+            tier: 'pro',
+            balance: 15_000,
+            keys: [{ key: KEY }],
+            webhooks: [{ url: webhookUrl, secret: SECRET, enabled: true }],
+          },
+        ],
+      },
+    });
+  let emulator: RunningEmulator = await emulatorOn(0);
   const dir = mkdtempSync(join(tmpdir(), 'next-sample-'));
   const env = {
     MEDIAGEN_API_KEY: KEY,
@@ -109,7 +117,9 @@ export async function startStack(options: { timeScale?: number } = {}) {
   return {
     origin: studio.origin,
     webhookUrl,
-    emulator,
+    get emulator() {
+      return emulator;
+    },
     /** Another browser (another user). */
     user,
     /** As the stack's first user. */
@@ -129,6 +139,23 @@ export async function startStack(options: { timeScale?: number } = {}) {
       await studio.stop();
       studio = await startStudio(env, port);
     },
+    /** The service forgets everything: the studio stops, the emulator starts afresh on its port, the studio starts again. */
+    async restartEmulator() {
+      await studio.stop();
+      const emulatorPort = Number(new URL(emulator.url).port);
+      await emulator.close();
+      emulator = await emulatorOn(emulatorPort);
+      studio = await startStudio(env, port);
+    },
+    /** Moves the emulator's clock (link expiry is counted on it). */
+    advanceClock: async (ms: number) =>
+      (
+        await fetch(`${emulator.url}/__emulator/clock`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ advanceMs: ms }),
+        })
+      ).json(),
     async close() {
       await studio.stop();
       await emulator.close();

@@ -7,6 +7,7 @@ import type { GenerateParams, Generation, GenerationError, SubmitResponse } from
 import { isIdempotencyKey } from '../util/idempotency-key';
 import type { WebhookEvent } from '../webhooks/verify';
 import { pollIntervalMs } from '../wire/timing';
+import { ConfirmedLinks } from './confirmed-links';
 import type { OutputSink } from './output-sink';
 import { precedence } from './precedence';
 import { type GenerationRecord, isTerminalStatus, type RecordPatch } from './record';
@@ -30,6 +31,12 @@ export interface GenerationLedgerOptions {
   leaseMs?: number;
   /** A link expiring within this margin is signed afresh before it is served. Default 10 min. */
   linkMarginMs?: number;
+  /**
+   * Completed records whose links this instance remembers as confirmed by the service. Links
+   * recorded by another process (or before a restart) are read once before they are first
+   * served, as the service may have forgotten them. Default 10 000.
+   */
+  confirmedLinksMax?: number;
   /** Records the reconciler takes per pass. Default 100. */
   batchSize?: number;
   /**
@@ -124,6 +131,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   const clearTimer = options.clearTimeout ?? ((t: unknown) => globalThis.clearTimeout(t as Parameters<typeof clearTimeout>[0]));
   /** Records whose terminal state this instance is handing over right now. */
   const notifying = new Set<string>();
+  const confirmed = new ConfirmedLinks(options.confirmedLinksMax);
   const report = (error: unknown, record?: GenerationRecord) => {
     try {
       options.onError?.(error, record && viewOf(record));
@@ -143,6 +151,8 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
    * again and decides again, so concurrent sources on any number of instances converge.
    */
   async function observe(record: GenerationRecord, generation: Generation): Promise<GenerationRecord> {
+    // What the service just said about a completed generation: its links are good as of now.
+    if (generation.status === 'completed') confirmed.add(record.key);
     let current: GenerationRecord | undefined = record;
     while (current) {
       const verdict = precedence(current.status, generation.status);
@@ -261,7 +271,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   async function refresh(record: GenerationRecord): Promise<GenerationRecord> {
     const id = record.generation_id;
     if (record.status !== 'completed' || record.outputs || record.unavailable || !id) return record;
-    if (!linksStale(record.generation, now(), marginMs)) return record;
+    if (confirmed.has(record.key) && !linksStale(record.generation, now(), marginMs)) return record;
     try {
       return await observe(record, await client.generations.get(id));
     } catch (error) {

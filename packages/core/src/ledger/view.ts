@@ -1,4 +1,4 @@
-import type { Generation } from '../types';
+import type { GenerateParams, Generation } from '../types';
 import type { GenerationRecord } from './record';
 
 /**
@@ -15,6 +15,11 @@ export interface LedgerGeneration extends KnownGenerationFields {
   available: boolean;
   /** True while the intent is written but the service's answer not yet recorded. */
   submitting: boolean;
+  /**
+   * The params it was submitted with (its prompt, for one), which the service's resource does
+   * not carry. The owner's own input: served only to that owner (`get`/`list` check it).
+   */
+  params: GenerateParams;
 }
 
 /** The resource's named fields without its index signature (which `Omit` would keep alone). */
@@ -39,6 +44,7 @@ export function viewOf(record: GenerationRecord): LedgerGeneration {
     idempotency_key: record.key,
     available: !record.unavailable,
     submitting: record.status === 'submitting',
+    params: record.params,
   };
   if (record.error && !g?.error) base.error = record.error;
   const urls = record.outputs ?? (record.unavailable ? null : (g?.output_urls ?? (g?.output_url ? [g.output_url] : null)));
