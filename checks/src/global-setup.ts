@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { seedLocalPrebuilds } from './native-prebuilds';
 import { packAll } from './pack';
 
 declare module 'vitest' {
@@ -11,8 +10,6 @@ declare module 'vitest' {
     scratch: string;
     /** Package name -> absolute path of its packed tarball. */
     tarballs: Record<string, string>;
-    /** Extra environment for `npm install` (local prebuilds of native modules). */
-    installEnv: Record<string, string>;
   }
 }
 
@@ -23,7 +20,6 @@ export default async function setup(project: TestProject) {
   mkdirSync(dest);
   project.provide('scratch', scratch);
   project.provide('tarballs', await packAll(dest));
-  project.provide('installEnv', await seedLocalPrebuilds(join(scratch, 'prebuilds')));
   return () => {
     if (process.env.KEEP_RELEASE_CHECKS === '1') console.log(`release checks kept in ${scratch}`);
     else rmSync(scratch, { recursive: true, force: true });

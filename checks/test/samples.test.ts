@@ -37,7 +37,7 @@ describe.each(templates)('npm create mediagen -- --template %s', (name) => {
     }
     // npm drops .gitignore from a tarball; create-mediagen carries it under another name.
     expect(existsSync(join(dest, '.gitignore')), '.gitignore').toBe(true);
-    await npmInstall(dest, inject('installEnv'));
+    await npmInstall(dest);
     await run('npm', ['run', 'build'], { cwd: dest, timeoutMs: 180_000, env: { NEXT_TELEMETRY_DISABLED: '1' } });
     expect(
       existsSync(join(dest, 'node_modules/.bin/mediagen-emulator')),
