@@ -35,7 +35,9 @@ export default defineConfig({
             { text: 'Express', link: '/start/express' },
             { text: 'NestJS', link: '/start/nestjs' },
             { text: 'Next.js', link: '/start/nextjs' },
-            { text: 'Hono and Fastify', link: '/start/other-frameworks' },
+            { text: 'Hono', link: '/start/hono' },
+            { text: 'Fastify', link: '/start/fastify' },
+            { text: 'Other runtimes and servers', link: '/start/other-frameworks' },
           ],
         },
         {
@@ -47,6 +49,7 @@ export default defineConfig({
             { text: 'The ledger', link: '/guide/ledger' },
             { text: 'Live results', link: '/guide/live-results' },
             { text: 'Testing', link: '/guide/testing' },
+            { text: 'Vercel AI SDK', link: '/guide/ai-sdk' },
             { text: 'Going to production', link: '/guide/production' },
             { text: 'Troubleshooting', link: '/guide/troubleshooting' },
             { text: 'Migration notes', link: '/guide/migration' },
