@@ -59,7 +59,7 @@ export interface DownloadOptions {
 export interface GenerationsConfig {
   /** Validate params against the cached model list before sending. */
   validate: boolean;
-  gate: Gate;
+  gate: Gate | undefined;
   /** For output links, which need no Authorization header. */
   fetch: typeof fetch;
   /** Verified webhook events (`client.events`): `wait`/`run` resolve on the first of event or poll. */
@@ -96,7 +96,7 @@ export class Generations {
       checkIdempotencyKey(idempotencyKey);
       const gate = this.#config.gate;
       const list = await this.#check(params, options.signal);
-      const token = await gate.acquire(options.signal, options.idempotencyKey);
+      const token = await gate?.acquire(options.signal, options.idempotencyKey);
       try {
         const { data, meta } = await this.#transport.request<SubmitResponse>({
           ...options,
@@ -106,13 +106,13 @@ export class Generations {
           idempotencyKey,
           expect: expectSubmitted,
           // Each resend is a request the service counts against the rate, as the gate must.
-          beforeRetry: gate.enabled ? (error, delayMs) => gate.retried(error, delayMs).catch(() => {}) : undefined,
+          beforeRetry: gate && ((error, delayMs) => gate.retried(error, delayMs).catch(() => {})),
         });
         generationId = data.generation_id;
-        await gate.bind(token, data.generation_id);
+        await gate?.bind(token, data.generation_id);
         return withMeta(data, { ...meta, idempotencyKey });
       } catch (error) {
-        await gate.release(token, error, idempotencyKey);
+        await gate?.release(token, error, idempotencyKey);
         await this.#refreshIfStale(error, list);
         throw error;
       }
@@ -193,7 +193,7 @@ export class Generations {
     const generation = normalizeGeneration(data);
     // Seen terminal: its slot in the gate is free (wait and run read through here too).
     const gate = this.#config.gate;
-    if (gate.enabled && isTerminal(generation)) await gate.settle(generation.generation_id ?? id).catch(() => {});
+    if (gate && isTerminal(generation)) await gate.settle(generation.generation_id ?? id).catch(() => {});
     return withMeta(generation, meta);
   }
 
@@ -310,7 +310,7 @@ export class Generations {
       if (error instanceof AbortError) throw error;
     }
     const gate = this.#config.gate;
-    if (gate.enabled) await gate.settle(id).catch(() => {});
+    await gate?.settle(id).catch(() => {});
     // Built from the event, not a response: no request id, rate or balance to report.
     return withMeta(generationFromEvent(event.data), {} as ResponseMeta);
   }
