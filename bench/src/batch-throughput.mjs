@@ -5,7 +5,7 @@
 // theoretical bound: an ideal client that submits the instant a slot and the minute window
 // allow, with no network or polling latency, replaying that side's own render times.
 import { setMaxListeners } from 'node:events';
-import { MediaGenClient, RateLimitError } from '@mediagen/core';
+import { Gate, MediaGenClient, RateLimitError } from '@mediagen/core';
 import { emulatorMissing, gateMissing, startEmulatorChild } from './emulator-probe.mjs';
 import { fmt } from './measure.mjs';
 
@@ -120,7 +120,7 @@ export async function run({ quick }) {
     const gated = missingGate
       ? null
       : side('gate', n, async (onRetry, count429) => {
-          const client = new MediaGenClient({ apiKey: 'svc_live_bench_gate', baseUrl: emu.url, onRetry, gate: true });
+          const client = new MediaGenClient({ apiKey: 'svc_live_bench_gate', baseUrl: emu.url, onRetry, gate: new Gate() });
           return Promise.all(
             Array.from({ length: n }, async (_, i) => {
               try {

@@ -16,9 +16,11 @@ export async function emulatorMissing() {
 /** The client-side gate, asked of the built client itself (not of its type files, which the build may split). */
 export async function gateMissing() {
   try {
-    const { MediaGenClient } = await import('@mediagen/core');
-    const client = new MediaGenClient({ apiKey: 'svc_live_probe', baseUrl: 'http://127.0.0.1:9', gate: true });
-    return client.gate?.enabled === true ? null : "@mediagen/core's client has no `gate` option yet";
+    const { Gate, MediaGenClient } = await import('@mediagen/core');
+    if (typeof Gate !== 'function') return '@mediagen/core has no `Gate` yet';
+    const gate = new Gate();
+    const client = new MediaGenClient({ apiKey: 'svc_live_probe', baseUrl: 'http://127.0.0.1:9', gate });
+    return client.gate === gate ? null : "@mediagen/core's client has no `gate` option yet";
   } catch (e) {
     return `@mediagen/core does not load (${String(e?.message ?? e)
       .split('\n')[0]

@@ -75,7 +75,7 @@ export const SDK_CODES = [
     'GATE_TIMEOUT',
     'MediaGenError',
     'The account gate found no submit slot in its `maxWaitMs`.',
-    'A slot frees when `wait()`/`run()` sees a generation end, or on `client.gate.settle(id)`.',
+    'A slot frees when `wait()`/`run()` sees a generation end, or on `gate.settle(id)`.',
   ],
   [
     'UNEXPECTED',

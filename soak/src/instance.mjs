@@ -4,7 +4,7 @@
 // A chaotic handler fails 30 % of deliveries (throws, outlives the 5 s window, or is slow).
 // Bookkeeping (what was handled, when) goes to a separate Redis the restart never touches.
 import { createHash, randomUUID } from 'node:crypto';
-import { MediaGenClient } from '@mediagen/core';
+import { Gate, MediaGenClient } from '@mediagen/core';
 import { mediagenWebhook } from '@mediagen/express';
 import { RedisDedupeStore, RedisGateStore, RedisGenerationEvents } from '@mediagen/redis';
 import express from 'express';
@@ -36,7 +36,7 @@ const gate = new RedisGateStore({ redis: env.REDIS_URL, prefix: `${prefix}gate:`
 const client = new MediaGenClient({
   apiKey: env.API_KEY,
   baseUrl: env.BASE_URL,
-  gate,
+  gate: new Gate({ store: gate }),
   events,
   onRetry: ({ error, method, path }) => {
     count('retries');
@@ -84,7 +84,7 @@ app.post(
       const id = event.data.generation_id;
       await books.hincrby(K('handled'), `${id}:${event.type}`, 1);
       await books.hsetnx(K('noticed'), id, String(Date.now()));
-      await client.gate.settle(id).catch(() => {});
+      await client.gate?.settle(id).catch(() => {});
       count('handled');
     },
   }),

@@ -16,7 +16,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { MediaGenClient } from '@mediagen/core';
+import { Gate, MediaGenClient } from '@mediagen/core';
 import { startEmulator } from '@mediagen/emulator';
 import { Redis } from 'ioredis';
 import { crashPart, crashReport, FULL_RUNS, QUICK_RUNS } from './crash.mjs';
@@ -216,7 +216,7 @@ async function faultsPart() {
   const client = new MediaGenClient({
     apiKey: 'svc_live_soak_faults',
     baseUrl: faultsEmulator.url,
-    gate: true,
+    gate: new Gate(),
     fetch: injectingFetch,
     onRetry: () => retries++,
   });

@@ -1,7 +1,6 @@
 import { ConfigurationError } from './errors';
 import { type GenerationEvents, MemoryGenerationEvents } from './events/generation-events';
-import { Gate } from './gate/gate';
-import { type GateStore, MemoryGateStore } from './gate/store';
+import type { Gate } from './gate/gate';
 import { createRequestLog, type Logger, type LogLevel } from './http/log';
 import { type RetryInfo, Transport } from './http/transport';
 import { userAgent } from './http/user-agent';
@@ -38,12 +37,10 @@ export interface ClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /**
    * Keep submits under the account's per-minute rate and `max_concurrent` (read from the
-   * models or credits response): `true` for an in-memory gate, or a shared `GateStore`.
-   * Default off.
+   * models or credits response): `new Gate()`, or `new Gate({ store, maxWaitMs })` for a shared
+   * store. Default off (and then not in the app's bundle).
    */
-  gate?: boolean | GateStore;
-  /** Longest a gated submit waits for a slot before failing with `GATE_TIMEOUT`. Default 120 000 ms. */
-  gateMaxWaitMs?: number;
+  gate?: Gate;
   /**
    * Where webhook receivers publish verified events so `wait()`/`run()` resolve on the webhook
    * instead of the next poll. Default: in-process (`MemoryGenerationEvents`).
@@ -73,8 +70,8 @@ export class MediaGenClient {
   readonly generations: Generations;
   readonly models: Models;
   readonly credits: Credits;
-  /** The account gate (`gate` option); `gate.settle(id)` frees a slot a webhook reported. */
-  readonly gate: Gate;
+  /** The account gate (`gate` option), if any; `gate.settle(id)` frees a slot a webhook reported. */
+  readonly gate: Gate | undefined;
   readonly baseUrl: string;
   /** Verified webhook events for this client's waiters; pass it to a webhook receiver (`events`). */
   readonly events: GenerationEvents;
@@ -107,11 +104,15 @@ export class MediaGenClient {
       userAgent: userAgent(),
       log: createRequestLog(options.logLevel ?? readEnv('MEDIAGEN_LOG') ?? 'off', options.logger ?? globalThis.console ?? {}, [apiKey]),
     });
-    const store = options.gate === true ? new MemoryGateStore() : options.gate || undefined;
-    const gate = new Gate(store, async () => (await this.models.cachedList()).rate_limit, { maxWaitMs: options.gateMaxWaitMs });
+    const gate = options.gate;
+    // The earlier forms (`gate: true`, a bare store) would otherwise fail on the first submit.
+    if (gate !== undefined && typeof gate?.connect !== 'function') {
+      throw new ConfigurationError('gate takes a Gate: new Gate() or new Gate({ store }).');
+    }
+    gate?.connect(async () => (await this.models.cachedList()).rate_limit);
     this.gate = gate;
-    this.models = new Models(transport, options.modelsTtlMs, (list) => gate.observe(list.rate_limit));
-    this.credits = new Credits(transport, (summary) => gate.observe(summary.rate_limit));
+    this.models = new Models(transport, options.modelsTtlMs, (list) => gate?.observe(list.rate_limit));
+    this.credits = new Credits(transport, (summary) => gate?.observe(summary.rate_limit));
     this.generations = new Generations(transport, this.models, {
       validate: options.validate ?? true,
       gate,

@@ -1,3 +1,4 @@
+import { num, str } from './params/read';
 import type { ErrorBody, Generation } from './types';
 
 /**
@@ -227,11 +228,4 @@ export class WebhookVerificationError extends MediaGenError {
   constructor(message: string, code = 'WEBHOOK_SIGNATURE_INVALID', next?: string) {
     super(message, { code, retryable: false, next });
   }
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionError, MediaGenClient, MemoryGateStore, RateLimitError } from '../src/index';
+import { ConnectionError, Gate, MediaGenClient, MemoryGateStore, RateLimitError } from '../src/index';
 import { startFakeService } from './support/fake-service';
 import { imageFast } from './support/models';
 
@@ -36,7 +36,7 @@ describe('gate feedback', () => {
     service = await startFakeService({ models: [imageFast] });
     service.state.submitOverride = () => [429, { error: 'RATE_LIMIT', message: 'slow down', next: 'wait' }];
     const store = new RecordingStore();
-    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: store });
+    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: new Gate({ store }) });
     const before = Date.now();
     await expect(client.generations.create({ model: 'image-fast', prompt: 'x' })).rejects.toBeInstanceOf(RateLimitError);
     expect(store.pauses).toHaveLength(1);
@@ -59,7 +59,13 @@ describe('gate feedback', () => {
       return response;
     };
     const store = new RecordingStore();
-    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: store, fetch: lossy });
+    const client = new MediaGenClient({
+      apiKey: 'svc_live_test',
+      baseUrl: service.url,
+      maxRetries: 0,
+      gate: new Gate({ store }),
+      fetch: lossy,
+    });
     const failure = await client.generations.create({ model: 'image-fast', prompt: 'x' }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ConnectionError);
     expect(store.holds).toHaveLength(1);
@@ -76,7 +82,13 @@ describe('gate feedback', () => {
       return response;
     };
     const store = new RecordingStore();
-    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: store, fetch: lossy });
+    const client = new MediaGenClient({
+      apiKey: 'svc_live_test',
+      baseUrl: service.url,
+      maxRetries: 0,
+      gate: new Gate({ store }),
+      fetch: lossy,
+    });
     await expect(client.generations.create({ model: 'image-fast', prompt: 'x' }, { idempotencyKey: 'k-1' })).rejects.toBeInstanceOf(
       ConnectionError,
     );
@@ -84,7 +96,7 @@ describe('gate feedback', () => {
     const resent = await client.generations.create({ model: 'image-fast', prompt: 'x' }, { idempotencyKey: 'k-1' });
     expect(store.hits).toHaveLength(2); // the first submit's, and the resend's (no second slot)
     expect(store.inFlight).toBe(1);
-    await client.gate.settle(resent.generation_id);
+    await client.gate!.settle(resent.generation_id);
     expect(store.inFlight).toBe(0);
   });
 
@@ -93,7 +105,7 @@ describe('gate feedback', () => {
     let failures = 1;
     service.state.submitOverride = () => (failures-- > 0 ? [500, { error: 'INTERNAL_ERROR', message: 'oops', next: 'retry' }] : undefined);
     const store = new RecordingStore();
-    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 2, gate: store });
+    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 2, gate: new Gate({ store }) });
     await client.generations.create({ model: 'image-fast', prompt: 'x' });
     expect(service.count('POST', '/api/v1/generate')).toBe(2);
     expect(store.hits).toHaveLength(2); // the first attempt (taken with its slot) and the resend

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, InvalidRequestError, MediaGenClient, MemoryGateStore } from '../src/index';
+import { AbortError, Gate, InvalidRequestError, MediaGenClient, MemoryGateStore } from '../src/index';
 import { startFakeService } from './support/fake-service';
 import { imageFast } from './support/models';
 
@@ -10,8 +10,8 @@ afterEach(async () => {
   service = undefined;
 });
 
-const client = (url: string, gate: boolean | MemoryGateStore = true) =>
-  new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: url, maxRetries: 0, gate });
+const client = (url: string, store?: MemoryGateStore) =>
+  new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: url, maxRetries: 0, gate: new Gate({ store }) });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('MemoryGateStore', () => {
@@ -49,8 +49,13 @@ describe('client gate', () => {
   it('is off by default', async () => {
     service = await startFakeService({ models: [imageFast] });
     const c = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url });
-    expect(c.gate.enabled).toBe(false);
-    await c.gate.settle('anything'); // harmless
+    expect(c.gate).toBeUndefined();
+  });
+
+  it('refuses the earlier option forms (gate: true, a bare store) at construction, not on the first submit', () => {
+    for (const gate of [true, new MemoryGateStore()]) {
+      expect(() => new MediaGenClient({ apiKey: 'svc_live_test', gate: gate as never })).toThrow(/new Gate\(\)/);
+    }
   });
 
   it('keeps in-flight generations under max_concurrent: a batch never meets a 429', async () => {
@@ -81,7 +86,7 @@ describe('client gate', () => {
     expect(results).toHaveLength(6);
     expect(svc.state.maxInFlightSeen).toBeLessThanOrEqual(2);
     expect(svc.seen.filter((s) => s.path === '/api/v1/generate')).toHaveLength(6); // no 429 retries
-    expect(c.gate.limits).toMatchObject({ max_concurrent: 2 });
+    expect(c.gate!.limits).toMatchObject({ max_concurrent: 2 });
   });
 
   it('frees a slot when the app settles it (e.g. from a webhook)', async () => {
@@ -94,7 +99,7 @@ describe('client gate', () => {
     await tick(50);
     expect(secondDone).toBe(false);
     service.finish(first.generation_id);
-    await c.gate.settle(first.generation_id); // wakes the waiter at once, long before pollMs
+    await c.gate!.settle(first.generation_id); // wakes the waiter at once, long before pollMs
     await expect(second).resolves.toMatchObject({ status: 'pending' });
   });
 
@@ -152,7 +157,7 @@ describe('client gate', () => {
     service = await startFakeService({ models: [imageFast], rateLimit: { per_minute: 7, max_concurrent: 3 } });
     const c = client(service.url);
     await c.credits.get();
-    expect(c.gate.limits).toMatchObject({ per_minute: 7, max_concurrent: 3 });
+    expect(c.gate!.limits).toMatchObject({ per_minute: 7, max_concurrent: 3 });
   });
 
   it('stops waiting when the signal aborts', async () => {
@@ -169,7 +174,7 @@ describe('client gate', () => {
 
   it('a create-only caller that never reports an end gets GATE_TIMEOUT naming wait/settle, not a silent stall', async () => {
     service = await startFakeService({ models: [imageFast], rateLimit: { per_minute: 100, max_concurrent: 1 } });
-    const c = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: true, gateMaxWaitMs: 300 });
+    const c = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, gate: new Gate({ maxWaitMs: 300 }) });
     const first = await c.generations.create({ model: 'image-fast', prompt: 'a' });
     const error = await c.generations.create({ model: 'image-fast', prompt: 'b' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'GATE_TIMEOUT', retryable: true, idempotencyKey: expect.any(String) });
@@ -177,7 +182,7 @@ describe('client gate', () => {
     expect((error as { next: string }).next).toMatch(/generations\.wait\(id\).*gate\.settle\(id\)/);
     // The first one finishes; told so (as a webhook handler would), the gate lets the next submit through.
     service.finish(first.generation_id);
-    await c.gate.settle(first.generation_id);
+    await c.gate!.settle(first.generation_id);
     await expect(c.generations.create({ model: 'image-fast', prompt: 'c' })).resolves.toMatchObject({ status: 'pending' });
   });
 });

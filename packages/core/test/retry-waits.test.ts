@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RETRY_AFTER_MAX_MS } from '../src/http/retry-after';
 import { backoff } from '../src/http/transport';
-import { MemoryGateStore, RateLimitError, ServerError } from '../src/index';
+import { Gate, MemoryGateStore, RateLimitError, ServerError } from '../src/index';
 import { scriptedClients } from './support/scripted-client';
 import { errorBody, json } from './support/scripted-server';
 
@@ -76,7 +76,7 @@ describe('the gate after a 429 asking for more than the cap', () => {
         req.path === '/api/v1/models'
           ? json(res, 200, { tier: 'pro', credits_balance: 1, rate_limit: { per_minute: 240, max_concurrent: 5 }, models: [] })
           : json(res, 429, errorBody('RATE_LIMIT'), { 'retry-after': '3000000' }),
-      { gate: store },
+      { gate: new Gate({ store }) },
     );
     const error = await client.generations.create({ model: 'image-fast', prompt: 'x' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'RATE_LIMIT', retryAfterMs: 3_000_000_000 });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type GateStore, MediaGenClient } from '../src/index';
+import { Gate, type GateStore, MediaGenClient } from '../src/index';
 import { createApiHandler, SubmitRefusedError } from '../src/server';
 import { errorBody, json, startScriptedServer } from './support/scripted-server';
 
@@ -165,7 +165,7 @@ describe('createApiHandler', () => {
       baseUrl: service.url,
       validate: false,
       maxRetries: 0,
-      gate: broken,
+      gate: new Gate({ store: broken }),
     });
     const res = await createApiHandler({ client: gated }).handle(post('{"model":"image-fast","prompt":"x"}'), '/generations', undefined);
     expect(res.status).toBe(500);

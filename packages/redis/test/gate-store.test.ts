@@ -1,4 +1,4 @@
-import { MediaGenClient, RateLimitError } from '@mediagen/core';
+import { Gate, MediaGenClient, RateLimitError } from '@mediagen/core';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisGateStore, RedisStoreError } from '../src/index';
@@ -167,7 +167,7 @@ describe('two clients through one Redis gate against the emulator', () => {
     const prefix = uniquePrefix('clients');
     const stores = [gate(prefix), gate(prefix)];
     const clients = stores.map(
-      (store) => new MediaGenClient({ apiKey: 'svc_live_gate', baseUrl: emulator!.url, gate: store, maxRetries: 0 }),
+      (store) => new MediaGenClient({ apiKey: 'svc_live_gate', baseUrl: emulator!.url, gate: new Gate({ store }), maxRetries: 0 }),
     );
     let peak = 0;
     const sampler = setInterval(() => void stores[0]!.inFlight().then((n) => (peak = Math.max(peak, n))), 5);

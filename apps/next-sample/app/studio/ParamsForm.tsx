@@ -8,7 +8,7 @@ interface ParamsFormProps {
   model: Model;
   values: FormValues;
   onChange(values: FormValues): void;
-  issues: ParamsIssue[];
+  issues: Array<Pick<ParamsIssue, 'field' | 'message'>>;
 }
 
 const LABELS: Record<string, string> = {

@@ -1,6 +1,7 @@
 'use client';
 
-import { type Model, quotePrice, validateParams } from '@mediagen/core';
+import { type Model, quotePrice } from '@mediagen/core';
+import { paramsSchema, type StandardSchemaV1 } from '@mediagen/core/standard-schema';
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { StudioGeneration } from '../../lib/generation';
 import { estimateGeneration, submitGeneration } from '../actions';
@@ -35,7 +36,12 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
   const idempotencyKey = useRef(newKey());
 
   const params = useMemo(() => (model ? toParams(model, values) : undefined), [model, values]);
-  const issues = useMemo(() => (model && params ? validateParams(model, params) : []), [model, params]);
+  // The model's Standard Schema: the rules a react-hook-form resolver or a server action would run.
+  const issues = useMemo(() => {
+    if (!model || !params) return [];
+    const result = paramsSchema(model)['~standard'].validate(params) as StandardSchemaV1.Result<unknown>;
+    return (result.issues ?? []).map((issue) => ({ field: String(issue.path?.[0] ?? ''), message: issue.message }));
+  }, [model, params]);
   const quote = model && params ? quotePrice(model, params) : undefined;
   const kinds = useMemo(() => Object.fromEntries(models.map((m) => [m.slug, m.kind])), [models]);
 

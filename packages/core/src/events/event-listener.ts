@@ -5,8 +5,11 @@ import type { GenerationEvents } from './generation-events';
 export interface TerminalEventListener {
   /** The terminal event heard so far, if any. */
   readonly event: WebhookEvent | undefined;
-  /** Resolves when it is heard (never rejects). */
-  readonly heard: Promise<void>;
+  /**
+   * Aborted when the event is heard or the caller's signal fires (with its reason): a poll
+   * interval sleeps on this one signal, so either ends it and its timer is cleared.
+   */
+  readonly signal: AbortSignal;
   /** Unsubscribes; safe to call more than once. */
   stop(): void;
 }
@@ -16,17 +19,23 @@ export interface TerminalEventListener {
  * is not missed. Only `completed`/`failed` events for this id count: a future event type (the
  * spec allows new ones) never ends a wait. A failing `subscribe` leaves the wait polling.
  */
-export function listenForTerminalEvent(events: GenerationEvents | undefined, generationId: string): TerminalEventListener {
+export function listenForTerminalEvent(
+  events: GenerationEvents | undefined,
+  generationId: string,
+  caller: AbortSignal | undefined,
+): TerminalEventListener {
   let event: WebhookEvent | undefined;
-  let resolve!: () => void;
-  const heard = new Promise<void>((r) => (resolve = r));
+  const ended = new AbortController();
+  const onAbort = () => ended.abort(caller?.reason);
+  caller?.addEventListener('abort', onAbort, { once: true });
+  if (caller?.aborted) onAbort();
   let unsubscribe: (() => void) | undefined;
   const listener = (candidate: WebhookEvent) => {
     const data = candidate?.data;
     if (event || data?.generation_id !== generationId) return;
     if (data.status !== 'completed' && data.status !== 'failed') return;
     event = candidate;
-    resolve();
+    ended.abort();
   };
   try {
     unsubscribe = events?.subscribe(generationId, listener);
@@ -37,8 +46,9 @@ export function listenForTerminalEvent(events: GenerationEvents | undefined, gen
     get event() {
       return event;
     },
-    heard,
+    signal: ended.signal,
     stop() {
+      caller?.removeEventListener('abort', onAbort);
       const done = unsubscribe;
       unsubscribe = undefined;
       try {

@@ -3,9 +3,11 @@ import { RETRY_AFTER_MAX_MS } from '../http/retry-after';
 import type { RateLimitInfo } from '../types';
 import { sleep } from '../util/sleep';
 import { answerMayBeLost } from './answer-lost';
-import type { GateStore } from './store';
+import { type GateStore, MemoryGateStore } from './store';
 
 export interface GateOptions {
+  /** Where slots and rate hits are counted: a `RedisGateStore` to share them across processes. Default: in memory. */
+  store?: GateStore;
   /**
    * How long a submit whose answer was lost keeps its slot (the service may be running it),
    * unless a resend with the same idempotency key learns its generation first. Default 3 min,
@@ -27,10 +29,13 @@ const MAX_HELD = 1_000;
  * `max_concurrent` in-flight generations, so a large batch never meets a 429 in normal use.
  * A generation is in flight from submit until the client sees it terminal (`get`, `wait`,
  * `run`) or the app says so (`settle`, e.g. from a webhook).
+ *
+ * Opt-in, so apps that do not gate do not ship it: `new MediaGenClient({ gate: new Gate() })`
+ * (or `new Gate({ store: new RedisGateStore(...) })`); one gate serves one client.
  */
 export class Gate {
-  readonly #store: GateStore | undefined;
-  readonly #limits: () => Promise<RateLimitInfo | undefined>;
+  readonly #store: GateStore;
+  #limits: () => Promise<RateLimitInfo | undefined> = async () => undefined;
   #latest: RateLimitInfo | undefined;
   readonly #wakers = new Set<() => void>();
   readonly #holdMs: number;
@@ -40,16 +45,15 @@ export class Gate {
   #pausedUntil = 0;
   readonly #maxWaitMs: number;
 
-  constructor(store: GateStore | undefined, limits: () => Promise<RateLimitInfo | undefined>, options: GateOptions = {}) {
-    this.#store = store;
-    this.#limits = limits;
+  constructor(options: GateOptions = {}) {
+    this.#store = options.store ?? new MemoryGateStore();
     this.#holdMs = options.lostAnswerHoldMs ?? 3 * 60_000;
     this.#maxWaitMs = options.maxWaitMs ?? 2 * 60_000;
   }
 
-  /** Whether this client gates its submits (`gate` client option). */
-  get enabled(): boolean {
-    return this.#store !== undefined;
+  /** @internal The client this gate is passed to says where the account's limits are read. */
+  connect(limits: () => Promise<RateLimitInfo | undefined>): void {
+    this.#limits = limits;
   }
 
   /** The limits in use, as last read from the models or credits response. */
@@ -59,7 +63,7 @@ export class Gate {
 
   /** Marks a generation terminal (for example on its webhook), freeing its slot. */
   async settle(generationId: string): Promise<void> {
-    await this.#store?.settle(generationId);
+    await this.#store.settle(generationId);
     this.#wake();
   }
 
@@ -69,13 +73,12 @@ export class Gate {
   }
 
   /**
-   * @internal Waits for a submit slot; undefined when the gate is off or no limits are known.
+   * @internal Waits for a submit slot; undefined when no limits are known.
    * A resend under the idempotency key of a submit whose answer was lost takes back that
    * submit's slot (the service counts one generation for both) and only a rate hit.
    */
   async acquire(signal?: AbortSignal, idempotencyKey?: string): Promise<string | undefined> {
     const store = this.#store;
-    if (!store) return undefined;
     const held = idempotencyKey === undefined ? undefined : this.#held.get(idempotencyKey);
     if (held !== undefined) this.#held.delete(idempotencyKey!);
     // Past its hold the slot has lapsed in the store: take a fresh one.
@@ -123,14 +126,14 @@ export class Gate {
     return new MediaGenError(`No submit slot in ${this.#maxWaitMs} ms (max_concurrent ${limits.max_concurrent}).`, {
       code: 'GATE_TIMEOUT',
       retryable: true,
-      next: 'A slot frees when generations.wait(id) or run() sees it end, or on client.gate.settle(id).',
+      next: 'A slot frees when generations.wait(id) or run() sees it end, or on gate.settle(id).',
     });
   }
 
   /** @internal The submit was accepted. */
   async bind(token: string | undefined, generationId: string): Promise<void> {
     // The submit succeeded: a store failure here must not turn it into an error (the slot lapses by its TTL).
-    if (token !== undefined) await Promise.resolve(this.#store?.bind(token, generationId)).catch(() => {});
+    if (token !== undefined) await Promise.resolve(this.#store.bind(token, generationId)).catch(() => {});
   }
 
   /**
@@ -151,7 +154,7 @@ export class Gate {
       if (idempotencyKey !== undefined) this.#remember(idempotencyKey, token);
       return;
     }
-    await store?.release(token);
+    await store.release(token);
     this.#wake();
   }
 
@@ -160,14 +163,13 @@ export class Gate {
    * request in the service's rate window, and a 429 says the account is fuller than we knew.
    */
   async retried(error: unknown, delayMs = 0): Promise<void> {
-    if (!this.#store) return;
     await this.#feedBack(error);
     await this.#store.hit?.(Date.now() + delayMs);
   }
 
   /** A 429 met by this process (another process on the account, or stale limits): pause every submit. */
   async #feedBack(error: unknown): Promise<void> {
-    if (!this.#store || !(error instanceof RateLimitError)) return;
+    if (!(error instanceof RateLimitError)) return;
     // No longer than the SDK itself would wait: a submit after it meets the 429 again if it must.
     const until = Date.now() + Math.min(error.retryAfterMs, RETRY_AFTER_MAX_MS);
     this.#pausedUntil = Math.max(this.#pausedUntil, until);

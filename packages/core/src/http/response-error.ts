@@ -9,6 +9,7 @@ import {
   RateLimitError,
   ServerError,
 } from '../errors';
+import { str } from '../params/read';
 import { type ErrorBody, HEADERS } from '../types';
 import { cap } from '../util/redact';
 import { DEFAULT_WAITS, parseRetryAfter } from './retry-after';
@@ -99,8 +100,4 @@ function describeNonJson(headers: Headers, text: string): string {
     .trim()
     .slice(0, 120);
   return `not a service error body (${type}; a proxy?)${snippet ? `: "${snippet}"` : ''}`;
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

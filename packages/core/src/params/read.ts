@@ -8,6 +8,8 @@ export type Dict = Record<string, unknown>;
 export const dict = (v: unknown): Dict | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Dict) : undefined);
 export const list = (v: unknown): readonly unknown[] | undefined => (Array.isArray(v) ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** A non-empty string, else undefined (error bodies' optional fields). */
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 export const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** A value for a message: strings and numbers as they are, anything else as `?` (never a throw). */

@@ -15,7 +15,6 @@ import { ERROR_BODY_MAX, readText } from '../http/read-text';
 import { errorFromResponse } from '../http/response-error';
 import { type ResponseMeta, type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
-import { isExpired } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
 import { validateParams } from '../params/validate';
 import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
@@ -23,6 +22,7 @@ import { isIdempotencyKey } from '../util/idempotency-key';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import type { WebhookEvent } from '../webhooks/verify';
+import { OUTPUT_LINK_PATTERN } from '../wire/links';
 import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
@@ -59,7 +59,7 @@ export interface DownloadOptions {
 export interface GenerationsConfig {
   /** Validate params against the cached model list before sending. */
   validate: boolean;
-  gate: Gate;
+  gate: Gate | undefined;
   /** For output links, which need no Authorization header. */
   fetch: typeof fetch;
   /** Verified webhook events (`client.events`): `wait`/`run` resolve on the first of event or poll. */
@@ -96,7 +96,7 @@ export class Generations {
       checkIdempotencyKey(idempotencyKey);
       const gate = this.#config.gate;
       const list = await this.#check(params, options.signal);
-      const token = await gate.acquire(options.signal, options.idempotencyKey);
+      const token = await gate?.acquire(options.signal, options.idempotencyKey);
       try {
         const { data, meta } = await this.#transport.request<SubmitResponse>({
           ...options,
@@ -106,13 +106,13 @@ export class Generations {
           idempotencyKey,
           expect: expectSubmitted,
           // Each resend is a request the service counts against the rate, as the gate must.
-          beforeRetry: gate.enabled ? (error, delayMs) => gate.retried(error, delayMs).catch(() => {}) : undefined,
+          beforeRetry: gate && ((error, delayMs) => gate.retried(error, delayMs).catch(() => {})),
         });
         generationId = data.generation_id;
-        await gate.bind(token, data.generation_id);
+        await gate?.bind(token, data.generation_id);
         return withMeta(data, { ...meta, idempotencyKey });
       } catch (error) {
-        await gate.release(token, error, idempotencyKey);
+        await gate?.release(token, error, idempotencyKey);
         await this.#refreshIfStale(error, list);
         throw error;
       }
@@ -193,7 +193,7 @@ export class Generations {
     const generation = normalizeGeneration(data);
     // Seen terminal: its slot in the gate is free (wait and run read through here too).
     const gate = this.#config.gate;
-    if (gate.enabled && isTerminal(generation)) await gate.settle(generation.generation_id ?? id).catch(() => {});
+    if (gate && isTerminal(generation)) await gate.settle(generation.generation_id ?? id).catch(() => {});
     return withMeta(generation, meta);
   }
 
@@ -273,7 +273,7 @@ export class Generations {
   async #poll(id: string, options: WaitOptions, justCreated: boolean): Promise<Generation & WithResponse> {
     const { signal, onUpdate } = options;
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
-    const listener = listenForTerminalEvent(this.#config.events, id);
+    const listener = listenForTerminalEvent(this.#config.events, id, signal);
     let lastStatus: string | undefined;
     const seen = (generation: Generation & WithResponse) => {
       if (generation.status !== lastStatus) {
@@ -310,7 +310,7 @@ export class Generations {
       if (error instanceof AbortError) throw error;
     }
     const gate = this.#config.gate;
-    if (gate.enabled) await gate.settle(id).catch(() => {});
+    await gate?.settle(id).catch(() => {});
     // Built from the event, not a response: no request id, rate or balance to report.
     return withMeta(generationFromEvent(event.data), {} as ResponseMeta);
   }
@@ -331,18 +331,11 @@ export class Generations {
         `Generation ${id} not finished within ${options.timeoutMs ?? DEFAULT_WAIT_MS} ms; it may still finish: wait() again.`,
       );
     }
-    // One controller ends the sleep for the caller's abort or the event; either way its timer is cleared.
-    const { signal } = options;
-    const stop = new AbortController();
-    const onAbort = () => stop.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) onAbort();
     try {
-      await Promise.race([sleep(Math.min(interval, left), stop.signal), listener.heard.then(() => stop.abort())]);
+      // One signal ends the sleep for the caller's abort or the event; either way its timer is cleared.
+      await sleep(Math.min(interval, left), listener.signal);
     } catch (error) {
-      if (signal?.aborted || !listener.event) throw error;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
+      if (options.signal?.aborted || !listener.event) throw error;
     }
   }
 
@@ -368,11 +361,18 @@ function outputAt(generation: Generation, index: number): string | undefined {
   return generation.output_urls?.[index] ?? (index === 0 ? generation.output_url : null) ?? undefined;
 }
 
-/** Expired or about to; a link of another shape (a proxy's) is used as is. */
+/**
+ * Expired or about to; a link of another shape (a proxy's) is used as is. Reads only the expiry
+ * segment of `/wire`'s link pattern: the full `parseOutputLink` (ids, filenames, errors) is for
+ * apps that import it, not a cost of every client.
+ */
 function expiresSoon(url: string, marginMs: number): boolean {
+  let path = '';
   try {
-    return isExpired(url, Date.now(), marginMs);
+    path = new URL(url, 'http://base.invalid').pathname;
   } catch {
-    return false;
+    // Not a URL: used as is, and the fetch says what is wrong with it.
   }
+  const expiry = OUTPUT_LINK_PATTERN.exec(path)?.[2];
+  return expiry !== undefined && Number(expiry) * 1_000 - marginMs <= Date.now();
 }

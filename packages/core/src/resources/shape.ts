@@ -4,10 +4,12 @@
  * always fine (spec: Versioning 5), and so are the earlier forms the contract lists.
  */
 
+import { dict } from '../params/read';
+
 // `@__PURE__`: made at load, so a bundle that only verifies webhooks can drop them.
 type Check = (data: unknown) => string | undefined;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => dict(value) !== undefined;
 
 function fields(required: Record<string, string>, also?: (data: Record<string, unknown>) => boolean): Check {
   return (data) => {
