@@ -154,6 +154,13 @@ export const HTTP_CODES = [
     'TOO_MANY_STREAMS',
     'The handler already holds its cap of open live streams (`stream.maxStreams`); the browser falls back to polling and retries after `Retry-After`.',
   ],
+  ['BAD_REQUEST', 'The emulator could not parse the HTTP request itself (a malformed request line or header).'],
+  ['PAYLOAD_TOO_LARGE', 'The request body is over the server’s limit (the emulator’s, or your routes’ `maxBodyBytes`).'],
+  ['HEADERS_TOO_LARGE', 'The request’s headers are over the emulator’s limit.'],
+  ['UNSUPPORTED_MEDIA_TYPE', 'A body that is not `application/json` where the emulator reads JSON.'],
+  ['LINK_INVALID', 'A signed output link whose signature does not match (altered, or signed for another output).'],
+  ['LINK_EXPIRED', 'A signed output link past its 3-day expiry; a status read signs fresh ones (`generations.download` does it for you).'],
+  ['CONTROL_FORBIDDEN', 'A call to the emulator’s `/__emulator/` test controls from anything but the local machine (or from a web page).'],
 ];
 
 /** The webhook receiver's refusals (`webhookRefusal(code)` in `@mediagen/core/server` answers each). */
