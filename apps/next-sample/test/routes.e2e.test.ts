@@ -116,7 +116,8 @@ describe('the studio routes over HTTP (next start + a real emulator), same as th
     expect((await other.list()).map((g) => g.generation_id)).not.toContain(id);
     // Their own stream, to its end: one `data:` line per status, the last one terminal.
     const events = await (await stack.fetch(`${stack.origin}/api/generations/${id}/events`)).text();
-    expect(events.trim().split('\n\n').at(-1)).toMatch(/^data: .*"status":"completed"/);
+    // Each event is `id: <status rank>` then its `data:` line (the id is what Last-Event-ID resumes from).
+    expect(events.trim().split('\n\n').at(-1)).toMatch(/^id: 3\ndata: .*"status":"completed"/);
   });
 
   it("the same Idempotency-Key from another user is another generation (keys are scoped per user); the page's actions follow the same rules", async () => {
