@@ -24,6 +24,7 @@ const TARGET_P50_MS = 100;
 const OBSERVER = `
 window.__decoded = {};
 window.__shown = {};
+window.__broken = {};
 const seen = new WeakSet();
 new MutationObserver(() => {
   for (const li of document.querySelectorAll('#list li[data-status="completed"]')) window.__shown[li.dataset.id] ??= Date.now();
@@ -31,12 +32,19 @@ new MutationObserver(() => {
     if (seen.has(img)) continue;
     seen.add(img);
     const id = img.closest('li').dataset.id;
-    // decode() rejects when the image is not loaded yet in some states: then it waits for load.
+    // decode() rejects while a lazy image has not started loading: then wait for its load (which
+    // may have happened by the time the rejection is seen: complete then, decode again).
     const mark = () => {
       window.__decoded[id] ??= Date.now();
       performance.mark('mediagen:decoded:' + id);
     };
-    img.decode().then(mark, () => img.addEventListener('load', () => img.decode().then(mark, mark), { once: true }));
+    const attempt = () =>
+      img.decode().then(mark, () => {
+        if (!img.complete) img.addEventListener('load', attempt, { once: true });
+        else if (img.naturalWidth > 0) img.decode().then(mark, mark);
+        else window.__broken[id] = true;
+      });
+    attempt();
   }
 }).observe(document, { subtree: true, childList: true, attributes: true });
 `;
@@ -85,10 +93,23 @@ async function oneGeneration(page, emulator, prompt) {
   if ((await page.evaluate(() => document.visibilityState)) !== 'visible') throw new Error('the page is not visible');
   await page.fill('#param-prompt', prompt);
   await page.click('#submit');
+  // The person watches the gallery's top, where the new card lands (its image is lazy: one
+  // scrolled out of view would not load, as for a person).
+  await page.evaluate(() => window.scrollTo(0, 0));
   const card = page.locator('#list li').filter({ hasText: prompt }).first();
   await card.waitFor({ timeout: 60_000 });
   const id = await card.getAttribute('data-id');
-  const decodedAt = await (await page.waitForFunction((g) => window.__decoded[g], id, { timeout: 120_000, polling: 'raf' })).jsonValue();
+  const decodedAt = await page
+    .waitForFunction((g) => window.__decoded[g], id, { timeout: 60_000, polling: 100 })
+    .then((handle) => handle.jsonValue())
+    .catch(async (error) => {
+      const state = await card.evaluate((li) => ({
+        status: li.dataset.status,
+        img: li.querySelector('img')?.outerHTML ?? null,
+        visibility: document.visibilityState,
+      }));
+      throw new Error(`${prompt}: no decoded image (${JSON.stringify(state)}): ${error.message}`);
+    });
   const res = await fetch(`${emulator.url}/api/v1/generations/${id}`, { headers: { authorization: `Bearer ${KEY}` } });
   const g = await res.json();
   if (g.status !== 'completed') throw new Error(`generation ${id} is ${g.status}`);
@@ -145,7 +166,7 @@ export async function run({ quick }) {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
     });
     const open = async (path) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 1200 } });
       await context.addInitScript(OBSERVER);
       const page = await context.newPage();
       await page.goto(`${studio.origin}${path}`);
