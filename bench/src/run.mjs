@@ -23,6 +23,7 @@ const MEASUREMENTS = [
   ['ledger-submit', './ledger-overhead.mjs'],
   ['ledger-reconciler', './ledger-reconciler.mjs'],
   ['streams', './streams.mjs'],
+  ['completion-to-pixel', './completion-to-pixel.mjs'],
 ];
 
 function peerVersions() {

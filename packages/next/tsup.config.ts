@@ -8,7 +8,7 @@ const shared: Options = {
   platform: 'neutral',
   sourcemap: true,
   treeshake: true,
-  external: ['@mediagen/core', 'next', 'react', 'server-only'],
+  external: ['@mediagen/core', '@mediagen/react', 'next', 'react', 'server-only'],
 };
 
 export default defineConfig([

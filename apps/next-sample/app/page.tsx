@@ -7,7 +7,9 @@ import { Studio } from './studio/Studio';
 // Per request: the account's models, its balance and the user's generations are live.
 export const dynamic = 'force-dynamic';
 
-export default async function Page() {
+export default async function Page({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  // `?stream=off`: the cards poll instead of following the event stream (the bench's baseline).
+  const stream = (await searchParams).stream !== 'off';
   const { client } = studio();
   let models: Model[] = [];
   let balance: number | null = null;
@@ -22,5 +24,5 @@ export default async function Page() {
   // This user's only (proxy.ts set their cookie on this very request if it was their first).
   const mine = await listGenerations();
   const generations = (mine.data?.generations ?? []) as unknown as StudioGeneration[];
-  return <Studio models={models} initialBalance={balance} initialGenerations={generations} problem={problem} />;
+  return <Studio models={models} initialBalance={balance} initialGenerations={generations} problem={problem} stream={stream} />;
 }

@@ -80,21 +80,21 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
           .end(`<!doctype html><div id="root"></div><script type="module" src="/@id/__x00__${HARNESS}"></script>`);
       if (path === '/favicon.ico') return res.writeHead(404).end();
       if (path === '/out.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-      // The status route useGeneration polls: the generation is done.
-      if (path === `/api/generations/${id}`)
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            generation_id: id,
-            status: 'completed',
-            model: 'image-fast',
-            output_url: `${origin}/out.png`,
-            output_urls: [`${origin}/out.png`],
-            credits_used: 4,
-            created_at: createdAt,
-            completed_at: new Date().toISOString(),
-            error: null,
-          }),
-        );
+      // useGeneration's event stream (and its status read, the fallback): the generation is done.
+      const done = JSON.stringify({
+        generation_id: id,
+        status: 'completed',
+        model: 'image-fast',
+        output_url: `${origin}/out.png`,
+        output_urls: [`${origin}/out.png`],
+        credits_used: 4,
+        created_at: createdAt,
+        completed_at: new Date().toISOString(),
+        error: null,
+      });
+      if (path === `/api/generations/${id}/events`)
+        return res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' }).end(`id: 1\ndata: ${done}\n\n`);
+      if (path === `/api/generations/${id}`) return res.writeHead(200, { 'content-type': 'application/json' }).end(done);
       vite.middlewares(req, res, () => res.writeHead(404).end());
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -130,7 +130,7 @@ describe('the Gallery in Chromium (real React), under a parent that re-renders',
       available: true,
     };
     await page.evaluate((list) => (window as unknown as { mount(l: unknown): void }).mount(list), [stored]);
-    // The hook's first poll comes one interval (2 s for an image) after mounting a known generation.
+    // The hook's stream brings the terminal state.
     await page.locator(`#list li[data-id="${id}"][data-status="completed"] img`).waitFor({ timeout: 15_000 });
     const settled = () => page.evaluate(() => (window as unknown as { settled: unknown[] }).settled);
     await expect.poll(settled).toEqual([{ id, status: 'completed' }]);

@@ -1,6 +1,7 @@
 /** The wire's names, the spec's limits and the signature scheme come from core's client-free `wire` entry. */
 export {
   API_KEY_PREFIX as KEY_PREFIX,
+  API_PREFIX,
   CREDITS_PATH,
   ENHANCE_CREDITS,
   effectiveLimits,

@@ -1,14 +1,21 @@
 /**
- * `@mediagen/next/client`: React hooks for client components. The built file starts with
- * `'use client'` (a tsup banner). From core it takes types and, at run time, only
- * `@mediagen/core/wire` (the contract's polling intervals: plain data, no client, no `node:`
- * module); the SDK's client never reaches the browser bundle.
+ * `@mediagen/next/client`: React hooks for client components, re-exported from
+ * `@mediagen/react` (one implementation for every React app): `useGeneration` follows a
+ * generation by the handler's event stream (polling only when the stream cannot serve),
+ * `useGenerate` submits with one idempotency key per submission. The built file starts with
+ * `'use client'` (a tsup banner); at run time it takes only `@mediagen/react`, which takes only
+ * `@mediagen/core/wire` from core: the SDK's client never reaches the browser bundle.
  */
 
 export {
+  followGeneration,
+  type GenerateState,
   type GenerationRequestError,
   type GenerationState,
   pollIntervalFor,
+  routeUrl,
+  type UseGenerateOptions,
   type UseGenerationOptions,
+  useGenerate,
   useGeneration,
-} from './use-generation';
+} from '@mediagen/react';

@@ -1,7 +1,7 @@
 /**
  * `@mediagen/next`: route handlers for the App Router. Web `Request` in, `Response` out, no
  * `node:` import and no `next` import, so they run on the Node runtime and on Web-only ones.
- * Server actions are in `@mediagen/next/server`, the client hook in `@mediagen/next/client`.
+ * Server actions are in `@mediagen/next/server`, the client hooks (from `@mediagen/react`) in `@mediagen/next/client`.
  */
 
 export { createRouteHandler, type MediaGenRoutes, type NextHandlerOptions, type NextRouteHandler, type RouteContext } from './route';

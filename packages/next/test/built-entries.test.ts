@@ -13,13 +13,13 @@ describe('the built entries', () => {
     expect(dist('server.cjs')).toMatch(/require\('server-only'\)/);
   });
 
-  it('the client entry takes from core at run time only @mediagen/core/wire (never the client or a node: module)', () => {
+  it('the client entry is @mediagen/react at run time (which takes from core only @mediagen/core/wire): no client, no node: module', () => {
     const esm = dist('client.js');
     const cjs = dist('client.cjs');
     const runtime = (code: string) =>
       [...code.matchAll(/(?:^import\s[^'"]*?from\s*|^import\s*|require\()['"]([^'"]+)['"]/gm)].map((m) => m[1]).sort();
-    expect(runtime(esm)).toEqual(['@mediagen/core/wire', 'react']);
-    expect(runtime(cjs)).toEqual(['@mediagen/core/wire', 'react']);
+    expect(runtime(esm)).toEqual(['@mediagen/react']);
+    expect(runtime(cjs)).toEqual(['@mediagen/react']);
   });
 
   it('the route handler entry imports neither next nor react nor any node: module', () => {

@@ -7,8 +7,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium';
 
 /**
- * The hook in a real browser with real React: the BUILT client entry, bundled with react-dom
- * into a page, polling a status route served here, which counts requests and overlaps.
+ * The re-exported hook in a real browser with real React: the BUILT client entry, bundled with
+ * react-dom into a page, against routes served here, which count requests and overlaps. The
+ * polling tests pass `stream: false` (or a `url`, which implies polling); the first one pins that
+ * the default follows the event stream and reads no status while it serves.
  */
 const PAGE_SOURCE = `
 import { createElement as h } from 'react';
@@ -35,6 +37,7 @@ describe('useGeneration in Chromium', () => {
   let origin: string;
   let close: () => Promise<void>;
   let script: Script;
+  let streamed: unknown[] = [];
   let requests: { at: number; path: string }[];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -54,6 +57,12 @@ describe('useGeneration in Chromium', () => {
         return res.writeHead(200, { 'content-type': 'text/html' }).end('<div id="root"></div><script src="/app.js"></script>');
       if (req.url === '/favicon.ico') return res.writeHead(404).end();
       if (req.url === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+      if (req.url?.endsWith('/events')) {
+        requests.push({ at: Date.now(), path: req.url });
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+        for (const [index, body] of streamed.entries()) res.write(`id: ${index + 1}\ndata: ${JSON.stringify(body)}\n\n`);
+        return res.end();
+      }
       requests.push({ at: Date.now(), path: req.url ?? '' });
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
@@ -88,6 +97,15 @@ describe('useGeneration in Chromium', () => {
   });
   const state = async () => JSON.parse((await page.locator('#state').textContent()) ?? 'null');
 
+  it('by default follows the event stream (GET /api/generations/:id/events) and reads no status', async () => {
+    const url = 'https://cdn.example/streamed.png';
+    script = { delayMs: 0, answers: [{ status: 500, body: { error: 'INTERNAL_ERROR' } }] };
+    streamed = [generation('processing'), generation('completed', { output_url: url, output_urls: [url] })];
+    await page.evaluate(() => (window as any).mount('g1', {}));
+    await expect.poll(state, { timeout: 10_000 }).toMatchObject({ status: 'completed', outputs: [url], terminal: true });
+    expect(requests.map((r) => r.path)).toEqual(['/api/generations/g1/events']);
+  });
+
   it('polls one request at a time until terminal, then stops, exposing status and outputs', async () => {
     const url = 'https://cdn.example/out.png';
     script = {
@@ -99,7 +117,7 @@ describe('useGeneration in Chromium', () => {
         { status: 200, body: generation('completed', { output_url: url, output_urls: [url] }) },
       ],
     };
-    await page.evaluate(() => (window as any).mount('g1', { intervalMs: 40 }));
+    await page.evaluate(() => (window as any).mount('g1', { intervalMs: 40, stream: false }));
     await expect.poll(state, { timeout: 5_000 }).toMatchObject({ status: 'completed', outputs: [url], terminal: true });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(requests.map((r) => r.path)).toEqual(Array(4).fill('/api/generations/g1'));
@@ -122,7 +140,7 @@ describe('useGeneration in Chromium', () => {
       delayMs: 0,
       answers: [{ status: 404, body: { error: 'NOT_FOUND', message: 'No such generation.', next: 'Check the id.' } }],
     };
-    await page.evaluate(() => (window as any).mount('g1', { intervalMs: 30 }));
+    await page.evaluate(() => (window as any).mount('g1', { intervalMs: 30, stream: false }));
     await expect.poll(state).toMatchObject({ error: { code: 'NOT_FOUND', status: 404 }, terminal: false });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(requests).toHaveLength(1);
@@ -134,15 +152,15 @@ describe('useGeneration in Chromium', () => {
         { status: 200, body: generation('failed', { error: { code: 'CONTENT_POLICY_VIOLATION', message: 'flagged', retryable: false } }) },
       ],
     };
-    await page.evaluate(() => (window as any).mount('g2', { intervalMs: 30 }));
+    await page.evaluate(() => (window as any).mount('g2', { intervalMs: 30, stream: false }));
     await expect.poll(state).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION' }, terminal: true });
   });
 
   it("waits the contract's interval by default: 2 s for images, 4 s for video", async () => {
     script = { delayMs: 0, answers: [{ status: 200, body: generation('pending') }] };
-    await page.evaluate(() => (window as any).mount('g1', { kind: 'image' }));
+    await page.evaluate(() => (window as any).mount('g1', { kind: 'image', stream: false }));
     await expect.poll(() => requests.length, { timeout: 6_000 }).toBe(2);
-    await page.evaluate(() => (window as any).mount('g2', { kind: 'video' }));
+    await page.evaluate(() => (window as any).mount('g2', { kind: 'video', stream: false }));
     await expect.poll(() => requests.length, { timeout: 8_000 }).toBe(4);
     await page.evaluate(() => (window as any).unmount());
     // Timers never fire early: the gaps are at least the interval (upper bounds are not asserted).

@@ -9,24 +9,36 @@ interface GalleryProps {
   generations: StudioGeneration[];
   kinds: Record<string, string>;
   onSettled(generation: StudioGeneration): void;
+  /** false: poll the status route instead of following the event stream. Default true. */
+  stream?: boolean;
 }
 
-export function Gallery({ generations, kinds, onSettled }: GalleryProps) {
+export function Gallery({ generations, kinds, onSettled, stream = true }: GalleryProps) {
   if (generations.length === 0) {
     return <p className="empty muted">Nothing yet. Pick a model, describe what you want, and press Generate.</p>;
   }
   return (
     <ul className="cards" id="list" aria-live="polite">
       {generations.map((g) => (
-        <Card key={g.generation_id} stored={g} kind={kinds[g.model]} onSettled={onSettled} />
+        <Card key={g.generation_id} stored={g} kind={kinds[g.model]} onSettled={onSettled} stream={stream} />
       ))}
     </ul>
   );
 }
 
-/** One generation: live status from the status route (the webhook's record first, polling as the fallback). */
-function Card({ stored, kind, onSettled }: { stored: StudioGeneration; kind: string | undefined; onSettled(g: StudioGeneration): void }) {
-  const live = useGeneration(stored.generation_id, { kind, initial: stored as never });
+/** One generation, live: the handler's event stream (the webhook's news within milliseconds), polling only when it cannot serve. */
+function Card({
+  stored,
+  kind,
+  onSettled,
+  stream,
+}: {
+  stored: StudioGeneration;
+  kind: string | undefined;
+  onSettled(g: StudioGeneration): void;
+  stream: boolean;
+}) {
+  const live = useGeneration(stored.generation_id, { kind, initial: stored as never, stream });
   // One object per change of its inputs (the list's record, the hook's last answer; both keep
   // their identity across renders), not per render: the effect below depends on it.
   const polled = live.generation as Partial<StudioGeneration> | undefined;

@@ -1,10 +1,11 @@
 'use client';
 
-import { type Model, quotePrice } from '@mediagen/core';
+import type { Model, SubmitResponse } from '@mediagen/core';
+import { quotePrice } from '@mediagen/core';
 import { paramsSchema, type StandardSchemaV1 } from '@mediagen/core/standard-schema';
-import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type GenerationRequestError, useGenerate } from '@mediagen/next/client';
+import { type FormEvent, useCallback, useMemo, useState } from 'react';
 import type { StudioGeneration } from '../../lib/generation';
-import { estimateGeneration, submitGeneration } from '../actions';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
 import { ParamsForm } from './ParamsForm';
@@ -15,25 +16,44 @@ interface StudioProps {
   initialBalance: number | null;
   initialGenerations: StudioGeneration[];
   problem: string | null;
+  /** false: the cards poll the status route instead of following the event stream (the bench's baseline). */
+  stream: boolean;
 }
 
-type Estimate = { state: 'idle' } | { state: 'checking' } | { state: 'exact'; credits: number } | { state: 'refused'; message: string };
+/** A submit's 202 as a card, until the stream brings the generation itself. */
+const cardOf = (submitted: SubmitResponse, prompt: unknown): StudioGeneration => ({
+  generation_id: submitted.generation_id,
+  model: submitted.model,
+  params: { prompt },
+  status: submitted.status,
+  output_url: null,
+  output_urls: null,
+  credits_used: submitted.credits_estimate,
+  error: null,
+  created_at: submitted.created_at,
+  completed_at: null,
+  available: true,
+});
 
-/** One key per form submission: kept across a double click or a resend of the same form, new once it was accepted or changed. */
-const newKey = () => globalThis.crypto?.randomUUID?.() ?? `k-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+const describe = (error: GenerationRequestError) =>
+  error.status === 0
+    ? 'The submit did not reach the server. Check your connection and try again: the same form will not be billed twice.'
+    : `${error.code}: ${error.message}${error.next ? ` ${error.next}` : ''}`;
 
-export function Studio({ models, initialBalance, initialGenerations, problem }: StudioProps) {
+/**
+ * The studio's layout: the params form on the left, the gallery on the right. Submitting,
+ * the idempotency key per submission and the estimate are `useGenerate`'s (the JSON route,
+ * `POST /api/generations` with an `Idempotency-Key`); each card follows its generation with
+ * `useGeneration` (the event stream).
+ */
+export function Studio({ models, initialBalance, initialGenerations, problem, stream }: StudioProps) {
   const usable = useMemo(() => models.filter(usableThroughApi), [models]);
   const [slug, setSlug] = useState(() => firstUsable(models)?.slug ?? '');
   const model = usable.find((m) => m.slug === slug);
   const [values, setValues] = useState<FormValues>(() => (model ? initialValues(model) : {}));
   const [balance, setBalance] = useState(initialBalance);
   const [generations, setGenerations] = useState(initialGenerations);
-  const [estimate, setEstimate] = useState<Estimate>({ state: 'idle' });
-  const [submitting, setSubmitting] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [touched, setTouched] = useState(false);
-  const idempotencyKey = useRef(newKey());
 
   const params = useMemo(() => (model ? toParams(model, values) : undefined), [model, values]);
   // The model's Standard Schema: the rules a react-hook-form resolver or a server action would run.
@@ -44,41 +64,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
   }, [model, params]);
   const quote = model && params ? quotePrice(model, params) : undefined;
   const kinds = useMemo(() => Object.fromEntries(models.map((m) => [m.slug, m.kind])), [models]);
-
-  const pick = (next: string) => {
-    const entry = usable.find((m) => m.slug === next);
-    if (!entry) return;
-    setSlug(next);
-    setValues(initialValues(entry));
-    setTouched(false);
-    setError(null);
-  };
-
-  // The form changed: a new submission, so a new idempotency key.
-  useEffect(() => {
-    if (params) idempotencyKey.current = newKey();
-  }, [params]);
-
-  // The price from the model entry is shown at once; `estimate` confirms the exact figure.
-  useEffect(() => {
-    if (!params || issues.length > 0 || (model?.params.prompt?.required && !params.prompt)) {
-      setEstimate({ state: 'idle' });
-      return;
-    }
-    let live = true;
-    setEstimate({ state: 'checking' });
-    const timer = setTimeout(async () => {
-      const result = await estimateGeneration(params).catch(() => undefined);
-      if (!live) return;
-      if (result?.data && typeof result.data.credits_estimate === 'number')
-        setEstimate({ state: 'exact', credits: result.data.credits_estimate });
-      else setEstimate(result?.error ? { state: 'refused', message: `${result.error.code}: ${result.error.message}` } : { state: 'idle' });
-    }, 350);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [params, issues.length, model]);
+  const complete = params !== undefined && issues.length === 0 && !(model?.params.prompt?.required && !params.prompt);
 
   const refreshBalance = useCallback(async () => {
     try {
@@ -89,6 +75,9 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
     }
   }, []);
 
+  // The price from the model entry is shown at once; the estimate confirms the exact figure.
+  const generate = useGenerate({ params, estimate: complete, estimateDelayMs: 350 });
+
   const onSettled = useCallback(
     (settled: StudioGeneration) => {
       setGenerations((list) => list.map((g) => (g.generation_id === settled.generation_id ? settled : g)));
@@ -97,45 +86,37 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
     [refreshBalance],
   );
 
+  const pick = (next: string) => {
+    const entry = usable.find((m) => m.slug === next);
+    if (!entry) return;
+    setSlug(next);
+    setValues(initialValues(entry));
+    setTouched(false);
+    generate.reset();
+  };
+
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
     setTouched(true);
-    if (!model || !params || issues.length > 0 || submitting) return;
-    setSubmitting(true);
-    setError(null);
-    try {
-      const result = await submitGeneration(params, { idempotencyKey: idempotencyKey.current });
-      if (result.error) {
-        setError(`${result.error.code}: ${result.error.message}${result.error.next ? ` ${result.error.next}` : ''}`);
-        return;
-      }
-      const submitted = result.data;
-      idempotencyKey.current = newKey();
-      setGenerations((list) => [
-        {
-          generation_id: submitted.generation_id,
-          model: submitted.model,
-          params: { prompt: params.prompt },
-          status: submitted.status,
-          output_url: null,
-          output_urls: null,
-          credits_used: submitted.credits_estimate,
-          error: null,
-          created_at: submitted.created_at,
-          completed_at: null,
-          available: true,
-        },
-        ...list.filter((g) => g.generation_id !== submitted.generation_id),
-      ]);
-      void refreshBalance();
-    } catch {
-      setError('The submit did not reach the server. Check your connection and try again: the same form will not be billed twice.');
-    } finally {
-      setSubmitting(false);
-    }
+    if (!model || !params || issues.length > 0) return;
+    // A double click while this is in flight gets the same promise (one key, one charge).
+    const submitted = await generate.submit(params);
+    if (!submitted) return; // `generate.error` says why.
+    setGenerations((list) => [cardOf(submitted, params.prompt), ...list.filter((g) => g.generation_id !== submitted.generation_id)]);
+    void refreshBalance();
   }
 
-  const price = quote?.total;
+  const exact = generate.estimate?.credits_estimate;
+  const note =
+    exact !== undefined
+      ? `confirmed by estimate${quote?.enhanceCredits ? ' (incl. 20 for enhance)' : ''}`
+      : generate.estimateError
+        ? `${generate.estimateError.code}: ${generate.estimateError.message}`
+        : generate.isEstimating
+          ? quote?.exact === false
+            ? 'from price · checking…'
+            : 'checking…'
+          : 'from the model list';
   return (
     <div className="shell">
       <header className="topbar">
@@ -170,28 +151,20 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
               />
               <div className="pricebar">
                 <div>
-                  <div className="price" id="price" data-exact={estimate.state === 'exact' ? 'true' : 'false'}>
-                    {estimate.state === 'exact' ? estimate.credits + (quote?.enhanceCredits ?? 0) : price === undefined ? '—' : price}
+                  <div className="price" id="price" data-exact={exact !== undefined ? 'true' : 'false'}>
+                    {exact !== undefined ? exact + (quote?.enhanceCredits ?? 0) : (quote?.total ?? '—')}
                     <span> credits</span>
                   </div>
                   <div className="muted small" id="price-note">
-                    {estimate.state === 'exact'
-                      ? `confirmed by estimate${quote?.enhanceCredits ? ' (incl. 20 for enhance)' : ''}`
-                      : estimate.state === 'checking'
-                        ? quote?.exact === false
-                          ? 'from price · checking…'
-                          : 'checking…'
-                        : estimate.state === 'refused'
-                          ? estimate.message
-                          : 'from the model list'}
+                    {note}
                   </div>
                 </div>
-                <button id="submit" type="submit" className="primary" disabled={submitting}>
-                  {submitting ? 'Submitting…' : 'Generate'}
+                <button id="submit" type="submit" className="primary" disabled={generate.isSubmitting}>
+                  {generate.isSubmitting ? 'Submitting…' : 'Generate'}
                 </button>
               </div>
               <p id="error" role="alert" className="error">
-                {error ?? ''}
+                {generate.error ? describe(generate.error) : ''}
               </p>
             </>
           ) : (
@@ -204,7 +177,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem }: 
             <h2 id="gallery-title">Generations</h2>
             <span className="muted small">{generations.length ? `${generations.length} so far` : ''}</span>
           </div>
-          <Gallery generations={generations} kinds={kinds} onSettled={onSettled} />
+          <Gallery generations={generations} kinds={kinds} onSettled={onSettled} stream={stream} />
         </section>
       </main>
     </div>

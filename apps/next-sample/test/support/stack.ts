@@ -76,9 +76,14 @@ export function cookieJar(): (url: string, init?: RequestInit) => Promise<Respon
 }
 
 /** A real emulator whose account sends webhooks to a real `next start` of the studio. */
-export async function startStack(options: { timeScale?: number } = {}) {
+export async function startStack(
+  options: {
+    timeScale?: number /** Where the emulator sends webhooks (a proxy in front of the studio); default the studio's receiver. */;
+    webhookUrl?: string;
+  } = {},
+) {
   const port = await freePort();
-  const webhookUrl = `http://127.0.0.1:${port}/api/webhooks/mediagen`;
+  const webhookUrl = options.webhookUrl ?? `http://127.0.0.1:${port}/api/webhooks/mediagen`;
   const emulatorOn = (emulatorPort: number) =>
     startEmulator({
       port: emulatorPort,
