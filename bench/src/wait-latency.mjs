@@ -15,9 +15,9 @@ function percentile(sorted, p) {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-/** A receiver on a free port: verifies each delivery and publishes it to `events`. */
-async function startReceiver(events) {
-  const handle = createWebhookHandler({ secrets: SECRET, events, onEvent: () => {} });
+/** A receiver on a free port: verifies each delivery and publishes it to the client's events (installed here). */
+async function startReceiver(client) {
+  const handle = createWebhookHandler({ secrets: SECRET, client, onEvent: () => {} });
   const server = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
@@ -33,7 +33,7 @@ async function startReceiver(events) {
 
 async function side(withReceiver, n) {
   const client = new MediaGenClient({ apiKey: 'svc_live_bench_wait', baseUrl: 'http://127.0.0.1:1' });
-  const receiver = withReceiver ? await startReceiver(client.events) : undefined;
+  const receiver = withReceiver ? await startReceiver(client) : undefined;
   const emulator = await startEmulator({
     port: 0,
     config: {

@@ -1,5 +1,5 @@
 import { ConfigurationError } from './errors';
-import { type GenerationEvents, MemoryGenerationEvents } from './events/generation-events';
+import type { GenerationEvents } from './events/generation-events';
 import type { Gate } from './gate/gate';
 import { createRequestLog, type Logger, type LogLevel } from './http/log';
 import { type RetryInfo, Transport } from './http/transport';
@@ -43,7 +43,9 @@ export interface ClientOptions {
   gate?: Gate;
   /**
    * Where webhook receivers publish verified events so `wait()`/`run()` resolve on the webhook
-   * instead of the next poll. Default: in-process (`MemoryGenerationEvents`).
+   * instead of the next poll. Default: none until a webhook receiver is given this client
+   * (`createWebhookHandler({ client })`), which installs in-process `MemoryGenerationEvents`;
+   * pass a shared one (`RedisGenerationEvents`) when receiver and waiter are different instances.
    */
   events?: GenerationEvents;
   /**
@@ -73,8 +75,11 @@ export class MediaGenClient {
   /** The account gate (`gate` option), if any; `gate.settle(id)` frees a slot a webhook reported. */
   readonly gate: Gate | undefined;
   readonly baseUrl: string;
-  /** Verified webhook events for this client's waiters; pass it to a webhook receiver (`events`). */
-  readonly events: GenerationEvents;
+  /**
+   * Verified webhook events for this client's waiters: the `events` option, else installed by
+   * the first webhook receiver given this client, else undefined (then `wait()` only polls).
+   */
+  events: GenerationEvents | undefined;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY'));
@@ -92,7 +97,7 @@ export class MediaGenClient {
     // instrumented after the client was made is still used.
     const fetchImpl: typeof fetch = (input, init) => (custom ?? globalThis.fetch)(input, init);
     this.baseUrl = baseUrl;
-    this.events = options.events ?? new MemoryGenerationEvents();
+    this.events = options.events;
     const transport = new Transport({
       apiKey,
       baseUrl,
@@ -117,7 +122,7 @@ export class MediaGenClient {
       validate: options.validate ?? true,
       gate,
       fetch: fetchImpl,
-      events: this.events,
+      events: () => this.events,
     });
   }
 }

@@ -7,6 +7,11 @@ import type { ErrorBody, Generation } from './types';
  */
 export class MediaGenError extends Error {
   readonly isMediaGenError = true as const;
+  /**
+   * The class's name, spelled out in each class: `new.target.name` would give an app's minified
+   * identifier ('l') once its bundler renames the classes.
+   */
+  override name = 'MediaGenError';
   /** HTTP status, or undefined when no response was received. */
   readonly status: number | undefined;
   /** Service error code (`INSUFFICIENT_CREDITS`, …) or an SDK code (`CONNECTION_ERROR`, …). */
@@ -43,7 +48,6 @@ export class MediaGenError extends Error {
     // where that text is read: the transport and `errorFromResponse`. (Kept out of here so
     // `verifyWebhook` alone stays small.)
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = new.target.name;
     this.status = init.status;
     this.code = init.code;
     this.next = init.next;
@@ -70,6 +74,7 @@ type ApiErrorInit = ConstructorParameters<typeof MediaGenError>[1] & { body?: Er
 
 /** An error answered by the service (any non-2xx). */
 export class APIError extends MediaGenError {
+  override name = 'APIError';
   /** The model slug on model-related errors. */
   readonly model: string | undefined;
   /**
@@ -86,10 +91,13 @@ export class APIError extends MediaGenError {
 }
 
 /** 401: the key is missing, malformed, unknown or revoked. */
-export class AuthenticationError extends APIError {}
+export class AuthenticationError extends APIError {
+  override name = 'AuthenticationError';
+}
 
 /** 402 INSUFFICIENT_CREDITS. */
 export class InsufficientCreditsError extends APIError {
+  override name = 'InsufficientCreditsError';
   readonly balance: number | undefined;
   readonly needed: number | undefined;
   constructor(message: string, init: ApiErrorInit) {
@@ -102,6 +110,7 @@ export class InsufficientCreditsError extends APIError {
 
 /** 403: tier, allowlist, kill switch or account state. `until` is set on temporary bans and freezes. */
 export class PermissionDeniedError extends APIError {
+  override name = 'PermissionDeniedError';
   readonly until: Date | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
@@ -112,13 +121,18 @@ export class PermissionDeniedError extends APIError {
 }
 
 /** 404 NOT_FOUND (and the earlier 403 NOT_YOURS): unknown id, or another account's. */
-export class NotFoundError extends APIError {}
+export class NotFoundError extends APIError {
+  override name = 'NotFoundError';
+}
 
 /** 409 IDEMPOTENT_REQUEST_IN_FLIGHT. */
-export class ConflictError extends APIError {}
+export class ConflictError extends APIError {
+  override name = 'ConflictError';
+}
 
 /** 400 and 422: the request as sent will never succeed. `field` names the offending param when known. */
 export class InvalidRequestError extends APIError {
+  override name = 'InvalidRequestError';
   readonly field: string | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
@@ -129,6 +143,7 @@ export class InvalidRequestError extends APIError {
 
 /** 429 RATE_LIMIT or CONCURRENCY_LIMIT. */
 export class RateLimitError extends APIError {
+  override name = 'RateLimitError';
   /** How long the service asked to wait (`Retry-After`, whole), or the spec's 5 s default. */
   declare readonly retryAfterMs: number;
   readonly inFlight: number | undefined;
@@ -142,10 +157,13 @@ export class RateLimitError extends APIError {
 }
 
 /** 5xx: the service (or a proxy in front of it) failed. */
-export class ServerError extends APIError {}
+export class ServerError extends APIError {
+  override name = 'ServerError';
+}
 
 /** No response: DNS, TCP, TLS or a dropped connection. */
 export class ConnectionError extends MediaGenError {
+  override name = 'ConnectionError';
   constructor(message: string, cause?: unknown) {
     super(message, { code: 'CONNECTION_ERROR', retryable: true, cause });
   }
@@ -153,6 +171,7 @@ export class ConnectionError extends MediaGenError {
 
 /** An attempt ran past `timeoutMs`, or `wait()` ran past its deadline. */
 export class TimeoutError extends MediaGenError {
+  override name = 'TimeoutError';
   constructor(message: string, cause?: unknown) {
     super(message, { code: 'TIMEOUT', retryable: true, cause });
   }
@@ -160,6 +179,7 @@ export class TimeoutError extends MediaGenError {
 
 /** The caller's `AbortSignal` fired. Nothing more is sent for this call. */
 export class AbortError extends MediaGenError {
+  override name = 'AbortError';
   constructor(message = 'Aborted by its AbortSignal.', cause?: unknown) {
     super(message, { code: 'ABORTED', retryable: false, cause });
   }
@@ -167,6 +187,7 @@ export class AbortError extends MediaGenError {
 
 /** A bad client option or argument, found before anything was sent. */
 export class ConfigurationError extends MediaGenError {
+  override name = 'ConfigurationError';
   constructor(message: string) {
     super(message, { code: 'CONFIGURATION_ERROR', retryable: false });
   }
@@ -180,6 +201,7 @@ export interface ParamsIssue {
 
 /** Params that the model's own schema rejects; thrown before any request is sent. */
 export class ParamsValidationError extends MediaGenError {
+  override name = 'ParamsValidationError';
   readonly issues: ParamsIssue[];
   readonly model: string;
   constructor(model: string, issues: ParamsIssue[]) {
@@ -196,6 +218,7 @@ export class ParamsValidationError extends MediaGenError {
 
 /** A generation reached `failed` (an asynchronous failure, not an HTTP error). */
 export class GenerationFailedError extends MediaGenError {
+  override name = 'GenerationFailedError';
   readonly generation: Generation;
   constructor(generation: Generation) {
     const error = generation.error;
@@ -225,6 +248,7 @@ export class GenerationFailedError extends MediaGenError {
 
 /** A webhook delivery that is not authentic or not readable. */
 export class WebhookVerificationError extends MediaGenError {
+  override name = 'WebhookVerificationError';
   constructor(message: string, code = 'WEBHOOK_SIGNATURE_INVALID', next?: string) {
     super(message, { code, retryable: false, next });
   }

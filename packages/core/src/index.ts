@@ -5,6 +5,7 @@
  */
 export { type ClientOptions, DEFAULT_BASE_URL, MediaGenClient } from './client';
 export * from './errors';
+export type { TerminalEventListener } from './events/event-listener';
 export { type GenerationEvents, MemoryGenerationEvents } from './events/generation-events';
 export { Gate } from './gate/gate';
 export { type GateGrant, type GateLimits, type GateStore, MemoryGateStore, type MemoryGateStoreOptions } from './gate/store';

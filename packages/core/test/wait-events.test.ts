@@ -18,16 +18,16 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-/** `client.events` that counts live subscriptions, to prove every exit removes its own. */
-class CountingEvents implements GenerationEvents {
-  readonly inner = new MemoryGenerationEvents();
+/**
+ * `client.events` that counts live subscriptions, to prove every exit removes its own. It extends
+ * `MemoryGenerationEvents`, as a custom implementation does: the inherited `listen` (what
+ * `wait()` calls) subscribes through this `subscribe`.
+ */
+class CountingEvents extends MemoryGenerationEvents {
   live = 0;
-  publish(event: WebhookEvent): void {
-    this.inner.publish(event);
-  }
-  subscribe(id: string, listener: (event: WebhookEvent) => void): () => void {
+  override subscribe(id: string, listener: (event: WebhookEvent) => void): () => void {
     this.live++;
-    const off = this.inner.subscribe(id, listener);
+    const off = super.subscribe(id, listener);
     let done = false;
     return () => {
       if (!done) this.live--;
@@ -42,7 +42,7 @@ async function setup(fetchImpl?: typeof fetch) {
   open.push(service);
   const events = new CountingEvents();
   const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, events, fetch: fetchImpl });
-  const receiver = await startReceiver(client.events);
+  const receiver = await startReceiver({ events });
   open.push(receiver);
   const statusReads = () => service.seen.filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/generations/')).length;
   /** Resolves once the service has answered `n` status reads. */
@@ -118,8 +118,8 @@ describe('wait() races the webhook', () => {
     const { generation_id: id } = await client.generations.create({ model: 'image-fast', prompt: 'a fox' });
     const waiting = client.generations.wait(id, { intervalMs: NEVER, timeoutMs: 300 });
     await readsReach(1);
-    client.events.publish({ type: 'generation.completed', deliveryId: 'd1', data: terminalPayload('someone-else') } as WebhookEvent);
-    client.events.publish({
+    events.publish({ type: 'generation.completed', deliveryId: 'd1', data: terminalPayload('someone-else') } as WebhookEvent);
+    events.publish({
       type: 'generation.progress',
       deliveryId: 'd2',
       data: { generation_id: id, status: 'processing' },
@@ -142,15 +142,54 @@ describe('wait() races the webhook', () => {
 
   it('keeps polling when subscribing fails', async () => {
     const { service } = await setup();
-    const broken: GenerationEvents = {
-      publish() {},
-      subscribe() {
+    const broken: GenerationEvents = new (class extends MemoryGenerationEvents {
+      override subscribe(): () => void {
         throw new Error('no subscriber connection');
-      },
-    };
+      }
+    })();
     const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0, events: broken });
     const { generation_id: id } = await client.generations.create({ model: 'image-fast', prompt: 'a fox' });
     service.finish(id);
     expect((await client.generations.wait(id, { intervalMs: 10 })).status).toBe('completed');
+  });
+});
+
+describe('events are installed by the receiver, not shipped by default', () => {
+  it('a client with no events and no receiver polls, and has none', async () => {
+    const service = await startFakeService({ models: [imageFast] });
+    open.push(service);
+    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0 });
+    expect(client.events).toBeUndefined();
+    const { generation_id: id } = await client.generations.create({ model: 'image-fast', prompt: 'a fox' });
+    service.finish(id);
+    expect((await client.generations.wait(id, { intervalMs: 10 })).status).toBe('completed');
+    expect(client.events).toBeUndefined();
+  });
+
+  it('a receiver given the client installs in-process events, and wait() resolves on its webhook', async () => {
+    const service = await startFakeService({ models: [imageFast] });
+    open.push(service);
+    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, maxRetries: 0 });
+    const receiver = await startReceiver({ client });
+    open.push(receiver);
+    expect(client.events).toBeInstanceOf(MemoryGenerationEvents);
+    const { generation_id: id } = await client.generations.create({ model: 'image-fast', prompt: 'a fox' });
+    const waiting = client.generations.wait(id, { intervalMs: NEVER });
+    while (!service.seen.some((r) => r.method === 'GET' && r.path.startsWith('/api/v1/generations/'))) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    service.finish(id);
+    expect(await receiver.deliver('generation.completed', terminalPayload(id))).toBe(200);
+    expect((await waiting).status).toBe('completed');
+  });
+
+  it('a receiver given a client that has events keeps them', async () => {
+    const service = await startFakeService({ models: [imageFast] });
+    open.push(service);
+    const events = new CountingEvents();
+    const client = new MediaGenClient({ apiKey: 'svc_live_test', baseUrl: service.url, events });
+    const receiver = await startReceiver({ client });
+    open.push(receiver);
+    expect(client.events).toBe(events);
   });
 });

@@ -29,17 +29,11 @@ async function receiver(
 ) {
   const app = expressModule();
   if (options.jsonFirst) app.use(expressModule.json());
-  let client: MediaGenClient | undefined;
-  // `client`: the receiver publishes each verified event to it, so its wait() resolves on the webhook.
-  app.post(
-    PATH,
-    mediagenWebhook({
-      secrets: SECRET,
-      onEvent: options.onEvent,
-      onError: () => {},
-      client: { events: { publish: (e) => client?.events.publish(e) } },
-    }),
-  );
+  // The receiver is made once the client exists (the client needs the emulator's URL, the
+  // emulator the receiver's): given `client`, it installs events on it and publishes each
+  // verified event there, so that client's wait() resolves on the webhook.
+  let webhook: ReturnType<typeof mediagenWebhook> | undefined;
+  app.post(PATH, (req, res, next) => (webhook ? webhook(req, res, next) : next()));
   const server = await listen(app);
   const emulator: RunningEmulator = await startEmulator({
     port: 0,
@@ -57,7 +51,8 @@ async function receiver(
     },
   });
   running.push(server.close, emulator.close);
-  client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
+  const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
+  webhook = mediagenWebhook({ secrets: SECRET, onEvent: options.onEvent, onError: () => {}, client });
   return {
     client,
     submit: async (prompt: string) => (await client.generations.create({ model: 'image-fast', prompt })).generation_id,

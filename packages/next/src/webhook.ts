@@ -7,8 +7,11 @@ export interface NextWebhookOptions extends WebhookHandlerOptions {
    * comma-separated for a rotation (as the sample apps configure it).
    */
   secrets?: string | readonly string[];
-  /** A client whose `wait()`/`run()` should resolve on these webhooks: shorthand for `events: client.events`. */
-  client?: { events: Pick<GenerationEvents, 'publish'> };
+  /**
+   * A client whose `wait()`/`run()` should resolve on these webhooks: shorthand for
+   * `events: client.events` (a client with none gets in-process events installed).
+   */
+  client?: { events?: GenerationEvents | undefined };
   /**
    * Keeps the handler's work alive after the answer (`context.acknowledge()`, or a handler still
    * running at the deadline): pass Next's `after` or the platform's `waitUntil`. Only called
@@ -24,7 +27,7 @@ export interface NextWebhookOptions extends WebhookHandlerOptions {
  * adds the `client` shorthand. No `node:` import: it runs on Web-only runtimes too.
  */
 export function createWebhookHandler(options: NextWebhookOptions): WebhookHandler {
-  const { client, events = client?.events, ...rest } = options;
-  // The env default (MEDIAGEN_WEBHOOK_SECRET, comma-separated for several) is core's.
-  return createCoreWebhookHandler({ ...rest, events });
+  // The env default (MEDIAGEN_WEBHOOK_SECRET, comma-separated for several) and the `client`
+  // shorthand (installing events on a client with none) are core's.
+  return createCoreWebhookHandler(options);
 }

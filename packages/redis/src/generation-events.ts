@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type GenerationEvents, MemoryGenerationEvents, type WebhookEvent } from '@mediagen/core';
+import { type GenerationEvents, MemoryGenerationEvents, type TerminalEventListener, type WebhookEvent } from '@mediagen/core';
 import type { Redis } from 'ioredis';
 import { type Connection, closeConnection, connect, type RedisStoreOptions, withinTime } from './connection';
 
@@ -43,6 +43,12 @@ export class RedisGenerationEvents implements GenerationEvents {
     this.#local.publish(event);
     const message = JSON.stringify({ origin: this.#origin, event: { type: event.type, deliveryId: event.deliveryId, data: event.data } });
     await withinTime(this.#connection.client.publish(this.#channel, message), this.#timeoutMs, 'an event publish');
+  }
+
+  /** What `wait()` calls: hears this generation's terminal event from any instance. */
+  listen(generationId: string, signal?: AbortSignal): TerminalEventListener {
+    void this.ready().catch(() => {});
+    return this.#local.listen(generationId, signal);
   }
 
   subscribe(generationId: string, listener: (event: WebhookEvent) => void): () => void {

@@ -7,9 +7,8 @@ import {
   ParamsValidationError,
   TimeoutError,
 } from '../errors';
-import { listenForTerminalEvent, type TerminalEventListener } from '../events/event-listener';
+import type { TerminalEventListener } from '../events/event-listener';
 import type { GenerationEvents } from '../events/generation-events';
-import { generationFromEvent } from '../events/generation-from-event';
 import type { Gate } from '../gate/gate';
 import { ERROR_BODY_MAX, readText } from '../http/read-text';
 import { errorFromResponse } from '../http/response-error';
@@ -21,7 +20,6 @@ import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitRes
 import { isIdempotencyKey } from '../util/idempotency-key';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
-import type { WebhookEvent } from '../webhooks/verify';
 import { OUTPUT_LINK_PATTERN } from '../wire/links';
 import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
@@ -62,8 +60,8 @@ export interface GenerationsConfig {
   gate: Gate | undefined;
   /** For output links, which need no Authorization header. */
   fetch: typeof fetch;
-  /** Verified webhook events (`client.events`): `wait`/`run` resolve on the first of event or poll. */
-  events?: GenerationEvents;
+  /** Verified webhook events (`client.events`, read per wait: a receiver may install them later). */
+  events?: () => GenerationEvents | undefined;
 }
 
 const DEFAULT_WAIT_MS = 15 * 60_000;
@@ -266,14 +264,16 @@ export class Generations {
   }
 
   /**
-   * Polls, and listens on `events` for the generation's terminal webhook: whichever comes
-   * first ends the wait. The subscription is made before the first read (an event published
-   * meanwhile is not missed) and removed on every exit: result, deadline, abort or error.
+   * Polls, and listens on `client.events` (if any) for the generation's terminal webhook:
+   * whichever comes first ends the wait. The listening code is the events object's (`listen`),
+   * so a client with none ships no racing code. The subscription is made before the first read
+   * (an event published meanwhile is not missed) and removed on every exit: result, deadline,
+   * abort or error.
    */
   async #poll(id: string, options: WaitOptions, justCreated: boolean): Promise<Generation & WithResponse> {
     const { signal, onUpdate } = options;
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
-    const listener = listenForTerminalEvent(this.#config.events, id, signal);
+    const listener = this.#config.events?.()?.listen?.(id, signal);
     let lastStatus: string | undefined;
     const seen = (generation: Generation & WithResponse) => {
       if (generation.status !== lastStatus) {
@@ -286,23 +286,23 @@ export class Generations {
       // Right after a submit the job is certainly pending: the first read waits one interval.
       if (justCreated) await this.#pause(options, undefined, deadline, id, listener);
       for (;;) {
-        const event = listener.event;
-        if (event) return seen(await this.#afterEvent(id, event, signal));
+        const heard = listener?.generation;
+        if (heard) return seen(await this.#afterEvent(id, heard, signal));
         const generation = seen(await this.get(id, { signal }));
         if (isTerminal(generation)) return generation;
         await this.#pause(options, generation.model, deadline, id, listener);
       }
     } finally {
-      listener.stop();
+      listener?.stop();
     }
   }
 
   /**
    * A verified webhook said the generation is terminal: one status read returns the full
    * resource with freshly signed links. Should that read fail (or still show it running, a
-   * replica lagging behind the webhook), the resource is built from the signed event instead.
+   * replica lagging behind the webhook), the resource built from the signed event is returned.
    */
-  async #afterEvent(id: string, event: WebhookEvent, signal: AbortSignal | undefined): Promise<Generation & WithResponse> {
+  async #afterEvent(id: string, heard: Generation, signal: AbortSignal | undefined): Promise<Generation & WithResponse> {
     try {
       const generation = await this.get(id, { signal, maxRetries: 0 });
       if (isTerminal(generation)) return generation;
@@ -312,7 +312,7 @@ export class Generations {
     const gate = this.#config.gate;
     await gate?.settle(id).catch(() => {});
     // Built from the event, not a response: no request id, rate or balance to report.
-    return withMeta(generationFromEvent(event.data), {} as ResponseMeta);
+    return withMeta(heard, {} as ResponseMeta);
   }
 
   /** One poll interval (capped by the deadline), cut short when the webhook is heard. */
@@ -321,9 +321,9 @@ export class Generations {
     model: string | undefined,
     deadline: number,
     id: string,
-    listener: TerminalEventListener,
+    listener: TerminalEventListener | undefined,
   ): Promise<void> {
-    if (listener.event) return;
+    if (listener?.generation) return;
     const interval = options.intervalMs ?? this.#intervalFor(model);
     const left = deadline - Date.now();
     if (left <= 0) {
@@ -333,9 +333,9 @@ export class Generations {
     }
     try {
       // One signal ends the sleep for the caller's abort or the event; either way its timer is cleared.
-      await sleep(Math.min(interval, left), listener.signal);
+      await sleep(Math.min(interval, left), listener?.signal ?? options.signal);
     } catch (error) {
-      if (options.signal?.aborted || !listener.event) throw error;
+      if (options.signal?.aborted || !listener?.generation) throw error;
     }
   }
 

@@ -1,5 +1,6 @@
 import type { MediaGenClient } from '../client';
 import { toHex } from '../crypto/hmac';
+import { eventsOf } from '../events/events-of';
 import { generationFromEvent } from '../events/generation-from-event';
 import type { Generation } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
@@ -49,6 +50,8 @@ export class StreamHub {
 
   constructor(client: MediaGenClient, options: StreamOptions = {}) {
     this.#client = client;
+    // Installed now, before any follower's wait() starts, so those waits race the webhook too.
+    eventsOf(client);
     this.maxStreams = options.maxStreams ?? 10_000;
     this.feedFollowMax = options.feedFollowMax ?? 100;
     this.#heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -112,12 +115,12 @@ export class StreamHub {
   /** Tells every feed stream of `owner`, on every instance sharing the client's events, that `id` was submitted. */
   async announce(owner: string | undefined, id: string): Promise<void> {
     const event = { type: SUBMITTED_TYPE, deliveryId: undefined, data: { generation_id: await feedChannel(owner), submitted_id: id } };
-    await this.#client.events.publish(event as unknown as WebhookEvent);
+    await eventsOf(this.#client).publish(event as unknown as WebhookEvent);
   }
 
   /** Calls `listener` with each generation id `owner` submits from now on; returns the unsubscribe. */
   onSubmitted(channel: string, listener: (id: string) => void): () => void {
-    return this.#client.events.subscribe(channel, (event) => {
+    return eventsOf(this.#client).subscribe(channel, (event) => {
       const id = (event?.data as { submitted_id?: unknown } | undefined)?.submitted_id;
       if ((event?.type as string) === SUBMITTED_TYPE && typeof id === 'string') listener(id);
     });
@@ -131,7 +134,7 @@ export class StreamHub {
     };
     // A verified terminal webhook is passed on as it arrives (its links are valid for days);
     // the wait's own status read after it would cost every stream a round trip to the service.
-    const unsubscribe = this.#client.events.subscribe(id, (event) => {
+    const unsubscribe = eventsOf(this.#client).subscribe(id, (event) => {
       const status = event?.data?.status;
       if (status === 'completed' || status === 'failed') each(generationFromEvent(event.data));
     });

@@ -1,5 +1,6 @@
 import { createHmac } from '../crypto/hmac';
 import { isMediaGenError } from '../errors';
+import { eventsOf } from '../events/events-of';
 import type { GenerationEvents } from '../events/generation-events';
 import { HEADERS } from '../types';
 import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
@@ -47,8 +48,11 @@ export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookC
   maxBodyBytes?: number;
   /** Where verified events are published, so `wait()` resolves on them: usually `client.events`. */
   events?: Pick<GenerationEvents, 'publish'>;
-  /** The app's client: its `wait()`/`run()` resolve on this receiver's events (shorthand for `events: client.events`). */
-  client?: { events: Pick<GenerationEvents, 'publish'> };
+  /**
+   * The app's client: its `wait()`/`run()` resolve on this receiver's events (shorthand for
+   * `events: client.events`). A client with no events gets in-process ones installed here.
+   */
+  client?: { events?: GenerationEvents | undefined };
   /**
    * Keeps work alive after the answer on runtimes that stop at the response (Next's `after`,
    * a Worker's `ctx.waitUntil`): the handler's outcome and the event publish are handed to it,
@@ -84,7 +88,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
   const ttlMs = options.dedupeTtlMs ?? 24 * 3_600_000;
   const leaseMs = options.claimLeaseMs ?? 5 * 60_000;
   const hmac = createHmac();
-  const events = options.events ?? options.client?.events;
+  const events = options.events ?? (options.client && eventsOf(options.client));
   const report = (error: unknown, event?: WebhookEvent) => {
     try {
       options.onError?.(error, event);

@@ -1,4 +1,4 @@
-import { signWebhook, type WebhookEvent } from '../../src/index';
+import { type GenerationEvents, signWebhook, type WebhookEvent } from '../../src/index';
 import { createWebhookHandler } from '../../src/server';
 import { startScriptedServer } from './scripted-server';
 
@@ -6,11 +6,14 @@ export const RECEIVER_SECRET = 'whsec_receiver_test';
 
 /**
  * A real webhook receiver on a free port: the core handler verifies each delivery and
- * publishes the event to `events` (a test passes `client.events`, as an app does).
+ * publishes the event to `events`, or to the events of the `client` it is given (installing
+ * in-process ones on a client with none, as an app's receiver does).
  */
-export async function startReceiver(events: { publish(event: WebhookEvent): unknown }) {
-  // The receiver publishes each verified event to `events` itself (its `events` option).
-  const handle = createWebhookHandler({ secrets: RECEIVER_SECRET, onEvent: () => {}, events: events as never, dedupe: false });
+export async function startReceiver(
+  target: { events: { publish(event: WebhookEvent): unknown } } | { client: { events?: GenerationEvents | undefined } },
+) {
+  // The receiver publishes each verified event itself (its `events` or `client` option).
+  const handle = createWebhookHandler({ secrets: RECEIVER_SECRET, onEvent: () => {}, ...(target as object), dedupe: false });
   const server = await startScriptedServer(async (req, res) => {
     const response = await handle(
       new Request(`http://receiver${req.url}`, {
