@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { gzippedSize as measure } from '../../packages/core/scripts/gzipped-size.mjs';
-import { BUDGETS, CLIENT_BUDGET_NOTE } from '../../packages/core/scripts/size-budgets.mjs';
+import { BUDGETS, CLIENT_BUDGET_NOTE, ROOT_BUDGET_NOTE } from '../../packages/core/scripts/size-budgets.mjs';
 import { fmt } from './measure.mjs';
 
 export const PEERS = ['replicate', '@fal-ai/client', '@runwayml/sdk', 'openai', 'stripe'];
@@ -51,7 +51,7 @@ export async function run() {
       ratio: Number.isFinite(smallest) ? `peers are ${smallest.toFixed(1)}×–${Math.max(...Object.values(ratios)).toFixed(1)}× ours` : 'n/a',
       target: `< ${CORE_BUDGET} B gz`,
       status: core.error ? 'not measured' : core.gz < CORE_BUDGET ? 'pass' : 'miss',
-      note: 'esbuild --bundle --minify --platform=node --format=esm, gzip -9; node builtins external',
+      note: ROOT_BUDGET_NOTE,
     },
     {
       id: 'bundle-client',
