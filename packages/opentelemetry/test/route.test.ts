@@ -11,7 +11,8 @@ describe('routeOf: the only part of a URL a span records', () => {
         const route = routeOf(new URL(url));
         expect(TEMPLATES).toContain(route);
         const withSecret = new URL(
-          `https://api.test/api/v1/generations/${encodeURIComponent(secret || 'x')}?signature=${encodeURIComponent(secret)}`,
+          // A prefix keeps the id one path segment (an id of "." or ".." would be a dot-segment the URL resolves away).
+          `https://api.test/api/v1/generations/gen_${encodeURIComponent(secret)}?signature=${encodeURIComponent(secret)}`,
         );
         expect(routeOf(withSecret)).toBe('/api/v1/generations/{id}');
       }),
