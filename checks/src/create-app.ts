@@ -40,6 +40,11 @@ export function useTarballs(appDir: string, tarballs: Record<string, string>): R
       deps[name] = `file:${tarball}`;
     }
   }
+  // A published package can also come in through another one (@mediagen/next depends on
+  // @mediagen/react): npm must take every one of them from its tarball, never the registry.
+  const overrides: Record<string, string> = { ...(pkg.overrides ?? {}) };
+  for (const name of versions.keys()) if (tarballs[name]) overrides[name] = `file:${tarballs[name]}`;
+  pkg.overrides = overrides;
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
   return found;
 }

@@ -22,6 +22,8 @@ describe.skipIf(others.length === 0).each(others.map(({ dir, pkg }) => [pkg.name
         module: 'nodenext',
         moduleResolution: 'nodenext',
         target: 'es2022',
+        // READMEs of React packages hold `tsx` snippets.
+        jsx: 'react-jsx',
       });
       expect(errors).toEqual([]);
     });
