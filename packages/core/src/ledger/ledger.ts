@@ -10,7 +10,7 @@ import { pollIntervalMs } from '../wire/timing';
 import { ConfirmedLinks } from './confirmed-links';
 import type { OutputSink } from './output-sink';
 import { precedence } from './precedence';
-import { type GenerationRecord, isTerminalStatus, type RecordPatch } from './record';
+import { type GenerationRecord, isTerminalStatus, newRecord, type RecordPatch } from './record';
 import type { GenerationStore, ListCursor } from './store';
 import { type LedgerGeneration, viewOf } from './view';
 
@@ -466,28 +466,6 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     },
   };
   return ledger;
-}
-
-/** An intent as first written: nothing known of it yet. */
-function newRecord(key: string, owner: string, params: GenerateParams, at: number): GenerationRecord {
-  return {
-    key,
-    owner,
-    params: structuredClone(params),
-    status: 'submitting',
-    generation_id: null,
-    generation: null,
-    error: null,
-    unavailable: false,
-    notified: false,
-    outputs: null,
-    created_at: at,
-    updated_at: at,
-    next_check_at: at,
-    version: 0,
-    lease_holder: null,
-    lease_until: 0,
-  };
 }
 
 function checkOwner(owner: unknown): void {

@@ -55,3 +55,25 @@ const TERMINAL: ReadonlySet<LedgerStatus> = new Set(['completed', 'failed']);
 export function isTerminalStatus(status: LedgerStatus): boolean {
   return TERMINAL.has(status);
 }
+
+/** An intent as first written: nothing known of it yet. */
+export function newRecord(key: string, owner: string, params: GenerateParams, at: number): GenerationRecord {
+  return {
+    key,
+    owner,
+    params: structuredClone(params),
+    status: 'submitting',
+    generation_id: null,
+    generation: null,
+    error: null,
+    unavailable: false,
+    notified: false,
+    outputs: null,
+    created_at: at,
+    updated_at: at,
+    next_check_at: at,
+    version: 0,
+    lease_holder: null,
+    lease_until: 0,
+  };
+}

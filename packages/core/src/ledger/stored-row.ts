@@ -1,4 +1,4 @@
-import { type GenerationRecord, isTerminalStatus, type RecordPatch } from './record';
+import { type GenerationRecord, isTerminalStatus, newRecord, type RecordPatch } from './record';
 
 /**
  * A record as a SQL row, for the SQL stores (`@mediagen/sqlite`, `@mediagen/postgres`): one
@@ -64,24 +64,8 @@ export function patchColumns(patch: RecordPatch): Partial<StoredRow> {
   return out;
 }
 
-const PATCH_BASE: GenerationRecord = {
-  key: '',
-  owner: '',
-  params: { model: '' },
-  status: 'submitting',
-  generation_id: null,
-  generation: null,
-  error: null,
-  unavailable: false,
-  notified: false,
-  outputs: null,
-  created_at: 0,
-  updated_at: 0,
-  next_check_at: 0,
-  version: 0,
-  lease_holder: null,
-  lease_until: 0,
-};
+/** A whole record for `toStoredRow` to encode a patch over: the fields a patch names replace it. */
+const PATCH_BASE: GenerationRecord = /* @__PURE__ */ newRecord('', '', { model: '' }, 0);
 
 export function toStoredRow(r: GenerationRecord): StoredRow {
   return {
