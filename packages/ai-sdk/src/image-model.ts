@@ -1,7 +1,7 @@
 import { type ImageModelV4, type ImageModelV4CallOptions, type ImageModelV4Result, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import type { GenerateParams, Model } from '@mediagen/core';
 import { KeysInFlight } from './keys.js';
-import { headerKey, parseProviderOptions } from './options.js';
+import { callOptions } from './options.js';
 import { generationMetadata, liveModel, type ModelConfig, maxResults, responseOf, runAndDownload, Warnings } from './run.js';
 
 /** The AI SDK's image settings as the model's own params; what the model has no param for is a warning. */
@@ -75,15 +75,15 @@ export class MediaGenImageModel implements ImageModelV4 {
   }
 
   async doGenerate(options: ImageModelV4CallOptions): Promise<ImageModelV4Result> {
-    const run = parseProviderOptions(options.providerOptions);
-    const idempotencyKey = run.idempotencyKey ?? headerKey(options.headers) ?? globalThis.crypto.randomUUID();
+    const run = callOptions(options);
+    const { idempotencyKey } = run;
     // Claimed before the first await, so two calls of one generateImage cannot share a key.
     const release = this.#keys.claim(idempotencyKey);
     try {
       const model = await liveModel(this.#config, this.modelId, 'image', options.abortSignal);
       const warnings = new Warnings();
       const params = { ...imageParams(model, options, warnings), ...run.params, model: this.modelId } as GenerateParams;
-      const done = await runAndDownload(this.#config.client(), params, { ...run, idempotencyKey }, options.abortSignal);
+      const done = await runAndDownload(this.#config.client(), params, run, options.abortSignal);
       const meta = generationMetadata(done.generation, idempotencyKey);
       return {
         images: done.outputs,

@@ -76,3 +76,15 @@ export function headerKey(headers: Record<string, string | undefined> | undefine
   }
   return undefined;
 }
+
+/**
+ * A call's options with the key its submit is sent with: the caller's (`providerOptions`), the
+ * AI SDK's `idempotency-key` header, or a new one.
+ */
+export function callOptions(options: {
+  providerOptions?: Record<string, unknown>;
+  headers?: Record<string, string | undefined>;
+}): ParsedOptions & { idempotencyKey: string } {
+  const run = parseProviderOptions(options.providerOptions);
+  return { ...run, idempotencyKey: run.idempotencyKey ?? headerKey(options.headers) ?? globalThis.crypto.randomUUID() };
+}

@@ -13,7 +13,7 @@ import { type GenerateParams, type Generation, GenerationFailedError, type Model
 import { API_PREFIX } from '@mediagen/core/wire';
 import { toAISDKError } from './errors.js';
 import { KeysInFlight } from './keys.js';
-import { headerKey, type ParsedOptions, parseProviderOptions } from './options.js';
+import { callOptions, type ParsedOptions } from './options.js';
 import { download, generationMetadata, liveModel, type ModelConfig, maxResults, responseOf, runAndDownload, Warnings } from './run.js';
 
 const urlOf = (file: VideoModelV4File, what: string): string => {
@@ -142,12 +142,6 @@ export class MediaGenVideoModel implements VideoModelV4 {
     return this.#config.provider;
   }
 
-  /** The call's options and its idempotency key: the caller's, the AI SDK's `idempotency-key` header, or a new one. */
-  #run(options: VideoModelV4CallOptions): ParsedOptions & { idempotencyKey: string } {
-    const run = parseProviderOptions(options.providerOptions);
-    return { ...run, idempotencyKey: run.idempotencyKey ?? headerKey(options.headers) ?? globalThis.crypto.randomUUID() };
-  }
-
   async #prepare(
     options: VideoModelV4CallOptions,
     run: ParsedOptions & { idempotencyKey: string },
@@ -159,7 +153,7 @@ export class MediaGenVideoModel implements VideoModelV4 {
   }
 
   async doGenerate(options: VideoModelV4CallOptions): Promise<VideoModelV4Result> {
-    const run = this.#run(options);
+    const run = callOptions(options);
     // Claimed before the first await, so two calls of one generateVideo cannot share a key.
     const release = this.#keys.claim(run.idempotencyKey);
     try {
@@ -177,7 +171,7 @@ export class MediaGenVideoModel implements VideoModelV4 {
   }
 
   async doStart(options: VideoModelV4CallOptions & { webhookUrl?: string }): Promise<VideoModelV4OperationStartResult> {
-    const run = this.#run(options);
+    const run = callOptions(options);
     const { params, warnings } = await this.#prepare(options, run);
     if (options.webhookUrl !== undefined) {
       warnings.unsupported('webhookUrl', 'MediaGen webhooks go to the endpoints set in account settings, not to a per-call URL.');
