@@ -8,6 +8,7 @@ import {
   STORED_COLUMNS,
   toStoredRow,
 } from '@mediagen/core/ledger';
+import { ASYNC_COMMIT, recordsAnAnswer } from './async-commit';
 
 /** What the store needs of a `pg.Pool` (or a `pg.Client`): parameterised queries. */
 export interface Queryable {
@@ -27,6 +28,8 @@ const TABLE_NAME = /^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/;
  * The ledger's store on PostgreSQL, for apps on many instances: `update` is one conditional
  * `UPDATE … WHERE version = $n`, `claim` one conditional `UPDATE` of the lease, so any number of
  * instances share the table safely. The table is created on first use (`CREATE TABLE IF NOT EXISTS`).
+ * A submit costs two statements, two round trips, one wait for the disk: the intent's `INSERT`
+ * (a durable commit, before the call) and the `UPDATE` recording the answer (an asynchronous one).
  */
 export class PostgresGenerationStore implements GenerationStore {
   readonly #table: string;
@@ -72,8 +75,11 @@ export class PostgresGenerationStore implements GenerationStore {
       'version = version + 1',
       `open = CASE WHEN ${value('status')} IN ('completed', 'failed') AND ${value('notified')} = 1 THEN 0 ELSE 1 END`,
     ];
+    // The record of a service's answer commits without waiting for the disk (see recordsAnAnswer).
+    const t = this.#table;
+    const from = recordsAnAnswer(columns) ? ` FROM ${ASYNC_COMMIT}` : '';
     const result = await this.#query(
-      `UPDATE ${this.#table} SET ${sets.join(', ')} WHERE key = $${names.length + 1} AND version = $${names.length + 2} RETURNING *`,
+      `UPDATE ${t} SET ${sets.join(', ')}${from} WHERE key = $${names.length + 1} AND version = $${names.length + 2} RETURNING ${t}.*`,
       [...values, key, version],
     );
     return one(result);

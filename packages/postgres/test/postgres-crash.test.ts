@@ -56,34 +56,42 @@ function child(env: Record<string, string>, onLine: (line: string, kill: () => v
 }
 
 describe('SIGKILL at each point of the submit path, then two instances', () => {
-  it.each(['after-insert', 'in-flight', 'after-202', 'in-handler'])('%s: billed once, finished, handed over once', async (point) => {
-    const TABLE = db.table();
-    const HANDLED_FILE = join(directory, `${point}.handled`);
-    const KEY = `crash-${point}`;
-    const before = await reserves();
-    if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', delayMs: 60_000 });
-    const env = { DATABASE_URL, TABLE, HANDLED_FILE, KEY };
-    const crashed = await child({ ...env, CRASH_AT: point, INSTANCE: 'a' }, (line, kill) => {
-      if (line !== 'submitting' || point !== 'in-flight') return;
-      // Killed once the service has billed the submit, its answer still held back.
-      void (async () => {
-        for (let i = 0; i < 6_000 && (await reserves()).length === before.length; i++) await new Promise((r) => setTimeout(r, 10));
-        kill();
-      })();
-    });
-    expect(crashed.signal).toBe('SIGKILL');
-    await control('DELETE', '/faults');
-    const [b, c] = await Promise.all([
-      child({ ...env, CRASH_AT: 'none', INSTANCE: 'b' }),
-      child({ ...env, CRASH_AT: 'none', INSTANCE: 'c' }),
-    ]);
-    expect([b.code, c.code]).toEqual([0, 0]);
+  it.each(['after-insert', 'in-flight', 'after-202', 'id-write-lost', 'in-handler'])(
+    '%s: billed once, finished, handed over once',
+    async (point) => {
+      const TABLE = db.table();
+      const HANDLED_FILE = join(directory, `${point}.handled`);
+      const KEY = `crash-${point}`;
+      const before = await reserves();
+      if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', delayMs: 60_000 });
+      const env = { DATABASE_URL, TABLE, HANDLED_FILE, KEY };
+      const crashed = await child({ ...env, CRASH_AT: point, INSTANCE: 'a' }, (line, kill) => {
+        if (line !== 'submitting' || point !== 'in-flight') return;
+        // Killed once the service has billed the submit, its answer still held back.
+        void (async () => {
+          for (let i = 0; i < 6_000 && (await reserves()).length === before.length; i++) await new Promise((r) => setTimeout(r, 10));
+          kill();
+        })();
+      });
+      expect(crashed.signal).toBe('SIGKILL');
+      await control('DELETE', '/faults');
+      const store = new PostgresGenerationStore({ pool: db.pool, table: TABLE });
+      if (point === 'id-write-lost') {
+        // Billed, and the table holds only the intent: nothing here knows the generation's id.
+        expect((await reserves()).length).toBe(before.length + 1);
+        expect(await store.get(KEY)).toMatchObject({ status: 'submitting', generation_id: null, version: 0 });
+      }
+      const [b, c] = await Promise.all([
+        child({ ...env, CRASH_AT: 'none', INSTANCE: 'b' }),
+        child({ ...env, CRASH_AT: 'none', INSTANCE: 'c' }),
+      ]);
+      expect([b.code, c.code]).toEqual([0, 0]);
 
-    const billed = (await reserves()).filter((id) => !before.includes(id));
-    expect(billed).toHaveLength(1);
-    const store = new PostgresGenerationStore({ pool: db.pool, table: TABLE });
-    const record = await store.get(KEY);
-    expect(record).toMatchObject({ generation_id: billed[0], status: 'completed', notified: true });
-    expect(existsSync(HANDLED_FILE) ? readFileSync(HANDLED_FILE, 'utf8') : '').toBe(`${billed[0]} completed\n`);
-  });
+      const billed = (await reserves()).filter((id) => !before.includes(id));
+      expect(billed).toHaveLength(1);
+      const record = await store.get(KEY);
+      expect(record).toMatchObject({ generation_id: billed[0], status: 'completed', notified: true });
+      expect(existsSync(HANDLED_FILE) ? readFileSync(HANDLED_FILE, 'utf8') : '').toBe(`${billed[0]} completed\n`);
+    },
+  );
 });

@@ -2,12 +2,16 @@
 //   after-insert  the intent is written, the call not made
 //   in-flight     the call is in flight (the parent kills it once the service has billed)
 //   after-202     the 202 is back, the generation id not yet written
+//   id-write-lost the generation id written (an asynchronous commit), then PostgreSQL crashes
+//                 before it reached the disk: recovery brings back the intent as inserted (done
+//                 here by writing it back), and the app dies with it
 //   in-handler    inside the app's handler for the terminal state
 //   none          a restart: reconcile until every intent is terminal and handed over, then exit
 // Each handler run that finishes appends `<generation_id> <status>` to HANDLED_FILE.
 import { appendFileSync } from 'node:fs';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger } from '@mediagen/core/ledger';
+import pg from 'pg';
 import { PostgresGenerationStore } from '../../dist/index.js';
 
 const { DATABASE_URL, TABLE, BASE_URL, API_KEY, CRASH_AT, HANDLED_FILE, KEY, INSTANCE } = process.env;
@@ -22,8 +26,23 @@ store.insert = async (record) => {
 };
 store.update = async (key, version, patch) => {
   if (CRASH_AT === 'after-202' && patch.generation_id) die();
+  if (CRASH_AT === 'id-write-lost' && patch.generation_id) {
+    const intent = await store.get(key);
+    await update(key, version, patch);
+    await restore(intent);
+    die();
+  }
   return update(key, version, patch);
 };
+
+/** What crash recovery leaves when the write after `record` was lost: `record`, as it was. */
+async function restore(record) {
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  await db.query(`DELETE FROM ${TABLE} WHERE key = $1`, [record.key]);
+  await db.end();
+  await insert(record);
+}
 // A restart runs on a clock past every lease and resend delay the dead run left behind.
 const skew = CRASH_AT === 'none' ? 10 * 60_000 : 0;
 const ledger = createGenerationLedger({

@@ -1,0 +1,66 @@
+import { makeRecord } from '@mediagen/conformance';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresGenerationStore, type Queryable } from '../src/index';
+import { DATABASE_URL, testSchema } from './support/postgres';
+
+const db = await testSchema('store');
+afterAll(() => db.drop());
+
+/** One connection of its own (so a test sees what its statements left on it), closed after. */
+async function connection(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  return client;
+}
+
+describe('PostgresGenerationStore: what each write waits for', () => {
+  it('commits the record of an answer without waiting for the disk, every other write durably', async () => {
+    const statements: string[] = [];
+    const recording: Queryable = {
+      query: (query, values) => {
+        statements.push(query);
+        return db.pool.query(query, values);
+      },
+    };
+    const store = new PostgresGenerationStore({ pool: recording, table: db.table() });
+    const record = makeRecord();
+    await store.insert(record);
+    const sent = (from: number) => statements.slice(from).filter((s) => !/^\s*CREATE /.test(s));
+    const waits = (text: string) => !text.includes('synchronous_commit');
+
+    let from = statements.length;
+    await store.insert(makeRecord());
+    expect(sent(from).map(waits)).toEqual([true]);
+
+    from = statements.length;
+    await store.update(record.key, 0, { status: 'pending', generation_id: 'gen-async-1', updated_at: 1 });
+    expect(sent(from).map(waits)).toEqual([false]);
+
+    // What the app did, a refusal, the schedule, a lease: durable.
+    from = statements.length;
+    await store.update(record.key, 1, { notified: true, updated_at: 2 });
+    await store.update(record.key, 2, { outputs: ['s3://a'], updated_at: 3 });
+    await store.update(record.key, 3, { status: 'failed', error: { code: 'X', message: 'no', retryable: false } });
+    await store.update(record.key, 4, { next_check_at: 9 });
+    await store.claim(record.key, 'me', 10, 0);
+    await store.release(record.key, 'me');
+    expect(sent(from).map(waits)).toEqual([true, true, true, true, true, true]);
+    expect(await store.get(record.key)).toMatchObject({ version: 5, generation_id: 'gen-async-1', notified: true, status: 'failed' });
+  });
+
+  it('leaves nothing on the connection: the next transaction on it commits durably again', async () => {
+    const client = await connection();
+    try {
+      const store = new PostgresGenerationStore({ pool: client, table: db.table() });
+      const record = makeRecord();
+      await store.insert(record);
+      const updated = await store.update(record.key, 0, { status: 'pending', generation_id: 'gen-async-2' });
+      expect(updated).toMatchObject({ version: 1, generation_id: 'gen-async-2' });
+      expect(Object.keys(updated as object)).not.toContain('async_commit');
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('on');
+    } finally {
+      await client.end();
+    }
+  });
+});
