@@ -9,10 +9,17 @@ import {
   toStoredRow,
 } from '@mediagen/core/ledger';
 import { ASYNC_COMMIT, recordsAnAnswer } from './async-commit';
+import { lostPreparedStatement, statementName } from './statement-name';
 
-/** What the store needs of a `pg.Pool` (or a `pg.Client`): parameterised queries. */
+/**
+ * What the store needs of a `pg.Pool` (or a `pg.Client`): parameterised queries, named ones
+ * (`{ name, text, values }`, as `pg` takes them) unless `prepare: false`.
+ */
 export interface Queryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+  query(
+    query: string | { name: string; text: string; values: unknown[] },
+    values?: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
 }
 
 export interface PostgresGenerationStoreOptions {
@@ -20,6 +27,14 @@ export interface PostgresGenerationStoreOptions {
   pool: Queryable | string;
   /** Table name, optionally schema-qualified (`app.generations`). Default `mediagen_generations`. */
   table?: string;
+  /**
+   * Names each statement, so PostgreSQL parses and plans it once per connection instead of on
+   * every call (0.1–0.3 ms a statement on the bench's loaded 2-core machine). Default true. Behind a pooler in
+   * transaction mode that loses named statements (PgBouncer before 1.21) the store notices the
+   * first such error and goes on unnamed; a `Queryable` of your own that takes only
+   * `(text, values)` needs `false`.
+   */
+  prepare?: boolean;
 }
 
 const TABLE_NAME = /^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$/;
@@ -36,6 +51,7 @@ export class PostgresGenerationStore implements GenerationStore {
   readonly #source: Queryable | string;
   #ready: Promise<Queryable> | undefined;
   #ownedPool: { end(): Promise<void> } | undefined;
+  #prepare: boolean;
 
   constructor(options: PostgresGenerationStoreOptions) {
     const table = options.table ?? 'mediagen_generations';
@@ -43,6 +59,7 @@ export class PostgresGenerationStore implements GenerationStore {
     if (!options.pool) throw new TypeError('PostgresGenerationStore needs { pool }: a pg.Pool or a connection string.');
     this.#table = table;
     this.#source = options.pool;
+    this.#prepare = options.prepare ?? true;
   }
 
   async insert(record: GenerationRecord): Promise<boolean> {
@@ -125,7 +142,15 @@ export class PostgresGenerationStore implements GenerationStore {
 
   async #query(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }> {
     const db = await this.#open();
-    return db.query(text, values);
+    if (!this.#prepare) return db.query(text, values);
+    try {
+      return await db.query({ name: statementName(text), text, values });
+    } catch (error) {
+      if (!lostPreparedStatement(error)) throw error;
+      // A pooler that does not keep named statements: nothing ran; unnamed from now on.
+      this.#prepare = false;
+      return db.query(text, values);
+    }
   }
 
   #open(): Promise<Queryable> {

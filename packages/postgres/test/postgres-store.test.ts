@@ -19,11 +19,11 @@ describe('PostgresGenerationStore: what each write waits for', () => {
     const statements: string[] = [];
     const recording: Queryable = {
       query: (query, values) => {
-        statements.push(query);
-        return db.pool.query(query, values);
+        statements.push(typeof query === 'string' ? query : query.text);
+        return db.pool.query(query as string, values);
       },
     };
-    const store = new PostgresGenerationStore({ pool: recording, table: db.table() });
+    const store = new PostgresGenerationStore({ pool: recording, table: db.table(), prepare: false });
     const record = makeRecord();
     await store.insert(record);
     const sent = (from: number) => statements.slice(from).filter((s) => !/^\s*CREATE /.test(s));
@@ -62,5 +62,42 @@ describe('PostgresGenerationStore: what each write waits for', () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+describe('PostgresGenerationStore: named statements', () => {
+  it('goes on unnamed when the server lost its named statements (a pooler in transaction mode)', async () => {
+    const client = await connection();
+    try {
+      const store = new PostgresGenerationStore({ pool: client, table: db.table() });
+      const record = makeRecord();
+      await store.insert(record);
+      expect((await store.get(record.key))?.key).toBe(record.key);
+      const named = await client.query('SELECT count(*)::int AS n FROM pg_prepared_statements');
+      expect(named.rows[0].n).toBeGreaterThanOrEqual(2);
+      // As a pooler handing the next transaction another server connection: pg believes the
+      // statements are prepared on this one, the server no longer has them.
+      await client.query('DEALLOCATE ALL');
+      expect(await store.get(record.key)).toEqual(record);
+      expect(await store.update(record.key, 0, { status: 'pending', generation_id: 'gen-named-1' })).toMatchObject({ version: 1 });
+      const after = await client.query('SELECT count(*)::int AS n FROM pg_prepared_statements');
+      expect(after.rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('prepare: false sends plain (text, values) queries, for a Queryable that takes only those', async () => {
+    const plain = {
+      query: (text: string, values?: unknown[]) => {
+        if (typeof text !== 'string') throw new TypeError('text only');
+        return db.pool.query(text, values);
+      },
+    };
+    const store = new PostgresGenerationStore({ pool: plain, table: db.table(), prepare: false });
+    const record = makeRecord();
+    expect(await store.insert(record)).toBe(true);
+    expect(await store.update(record.key, 0, { status: 'pending', generation_id: 'gen-plain-1' })).toMatchObject({ version: 1 });
+    expect((await store.getByGenerationId('gen-plain-1'))?.key).toBe(record.key);
   });
 });
