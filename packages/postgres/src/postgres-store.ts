@@ -52,6 +52,8 @@ export class PostgresGenerationStore implements GenerationStore {
   #ready: Promise<Queryable> | undefined;
   #ownedPool: { end(): Promise<void> } | undefined;
   #prepare: boolean;
+  /** Statement names by SQL text (a store writes a bounded set of texts: one per column set). */
+  readonly #names = new Map<string, string>();
 
   constructor(options: PostgresGenerationStoreOptions) {
     const table = options.table ?? 'mediagen_generations';
@@ -144,7 +146,9 @@ export class PostgresGenerationStore implements GenerationStore {
     const db = await this.#open();
     if (!this.#prepare) return db.query(text, values);
     try {
-      return await db.query({ name: statementName(text), text, values });
+      let name = this.#names.get(text);
+      if (name === undefined) this.#names.set(text, (name = statementName(text)));
+      return await db.query({ name, text, values });
     } catch (error) {
       if (!lostPreparedStatement(error)) throw error;
       // A pooler that does not keep named statements: nothing ran; unnamed from now on.

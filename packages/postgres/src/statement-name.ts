@@ -1,19 +1,13 @@
 import { createHash } from 'node:crypto';
 
-const names = new Map<string, string>();
-
 /**
  * A prepared statement's name for `text`, the same for the same text in every store and pool
  * (so two stores on one pool share it, and two texts never clash): PostgreSQL then parses and
- * plans each statement once per connection, not on every call.
+ * plans each statement once per connection, not on every call. Each store caches its own names
+ * (the project keeps no module-level state).
  */
 export function statementName(text: string): string {
-  let name = names.get(text);
-  if (name === undefined) {
-    name = `mediagen_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
-    names.set(text, name);
-  }
-  return name;
+  return `mediagen_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
 
 /**
