@@ -1,9 +1,10 @@
+import { eventsOf } from '../events/events-of';
 import { createWebhookHandler, type WebhookHandler } from '../webhooks/handler';
 import { ERROR_CODES } from '../wire/error-codes';
 import { createMediaGenActions, type MediaGenActions } from './actions';
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { errorResponse } from './error-reply';
-import { feedStream, generationStream, streamsFull } from './event-stream';
+import { feedStream, freshGenerationStream, streamsFull } from './event-stream';
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext } from './options';
 import { routeError } from './route-error';
@@ -95,7 +96,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'generation') return Response.json(await actions.get(id, context));
     if (name === 'events') {
       if (hub.open >= hub.maxStreams) return streamsFull();
-      return generationStream(hub, await actions.get(id, context), request);
+      return freshGenerationStream(hub, eventsOf(client), id, () => actions.get(id, context), request);
     }
     if (name === 'feed') {
       if (!options.source) throw routeError('NOT_FOUND', 'This app keeps no list of generations (no source is configured).');
