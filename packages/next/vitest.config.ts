@@ -11,13 +11,18 @@ const nextHeaders = fileURLToPath(new URL('./test/support/next-headers.ts', impo
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    // expect.poll waits on its condition as long as the test may run: vitest's default (1 s) is a
+    // clock a loaded machine misses.
+    expect: { poll: { timeout: 20_000 } },
     projects: [
       {
+        extends: true,
         resolve: { alias: { 'server-only': serverOnly, 'next/headers': nextHeaders } },
         test: { name: 'next16', include: ['test/**/*.test.ts'] },
       },
       {
         // The same server actions with Next 15's `next/navigation` (redirect, notFound, unstable_rethrow).
+        extends: true,
         resolve: { alias: { 'server-only': serverOnly, 'next/headers': nextHeaders, 'next/navigation': 'next15/navigation' } },
         test: { name: 'next15', include: ['test/actions.test.ts'] },
       },

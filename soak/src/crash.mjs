@@ -23,6 +23,13 @@ const ACCOUNT = 'acct_crash';
 const RESTART_LIMIT_MS = 60_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const childOf = (store) => fileURLToPath(new URL(`../../packages/${store}/test/support/crash-child.mjs`, import.meta.url));
+/** Loaded into every child first: it dies with this process (see the module). */
+const DIE_WITH_PARENT = new URL('./die-with-parent.mjs', import.meta.url).href;
+/** Children still running: killed when this process exits, whatever the reason it exits. */
+const running = new Set();
+process.on('exit', () => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
 
 /**
  * Runs `runs` crashes per point on each store (the two stores side by side, each on its own
@@ -119,9 +126,17 @@ async function oneRun({ emulator, store, name, point, n, directory }) {
   return { reached, settled, billed: billed.length, handedOnce, problems };
 }
 
-/** Runs one crash child to its end (a kill, an exit, or `limitMs`); `onLine` sees each stdout line. */
+/**
+ * Runs one crash child to its end (a kill, an exit, or `limitMs`); `onLine` sees each stdout line.
+ * The child dies with this process: killed on its exit, and by the child's own watchdog (the IPC
+ * channel closing) should this process be killed outright.
+ */
 function child(script, env, limitMs, onLine = () => {}) {
-  const proc = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', DIE_WITH_PARENT, script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  running.add(proc);
   proc.stdout.setEncoding('utf8');
   proc.stdout.on('data', (chunk) => {
     for (const line of chunk.split('\n').filter(Boolean)) onLine(line, () => proc.kill('SIGKILL'));
@@ -129,6 +144,7 @@ function child(script, env, limitMs, onLine = () => {}) {
   const limit = setTimeout(() => proc.kill('SIGKILL'), limitMs);
   return new Promise((resolve) =>
     proc.once('exit', (code, signal) => {
+      running.delete(proc);
       clearTimeout(limit);
       resolve({ code, signal });
     }),

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { MediaGenClient, TimeoutError } from '../src/index';
 import { json, startScriptedServer } from './support/scripted-server';
 
@@ -11,16 +11,27 @@ afterAll(() => server.close());
 
 describe('timeouts shared by attempts that begin together', () => {
   it('a hanging attempt times out while its group-mates that answered are unaffected, and later calls still work', async () => {
-    const client = new MediaGenClient({ apiKey: 'svc_live_t', baseUrl: server.url, maxRetries: 0, timeoutMs: 1_500 });
-    const hanging = client.generations.get('hang').catch((e: unknown) => e);
-    const quick = await Promise.all([client.generations.get('a'), client.generations.get('b')]);
-    expect(quick.map((g) => g.status)).toEqual(['completed', 'completed']);
-    const error = await hanging;
-    expect(error).toBeInstanceOf(TimeoutError);
-    expect((error as Error).message).toMatch(/timed out after 1500 ms/);
-    // The group that fired is closed: a new attempt gets a fresh timer, and both kinds work.
-    expect((await client.generations.get('c')).status).toBe('completed');
-    await expect(client.generations.get('hang')).rejects.toBeInstanceOf(TimeoutError);
+    // A fake clock (real sockets): the three attempts begin at one instant (one group, one
+    // timer), and the timeout fires only when the test moves the clock, after the quick ones
+    // answered, however slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const client = new MediaGenClient({ apiKey: 'svc_live_t', baseUrl: server.url, maxRetries: 0, timeoutMs: 1_500 });
+      const hanging = client.generations.get('hang').catch((e: unknown) => e);
+      const quick = await Promise.all([client.generations.get('a'), client.generations.get('b')]);
+      expect(quick.map((g) => g.status)).toEqual(['completed', 'completed']);
+      await vi.advanceTimersByTimeAsync(1_500 + 15);
+      const error = await hanging;
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect((error as Error).message).toMatch(/timed out after 1500 ms/);
+      // The group that fired is closed: a new attempt gets a fresh timer, and both kinds work.
+      expect((await client.generations.get('c')).status).toBe('completed');
+      const again = client.generations.get('hang').catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(1_500 + 15);
+      expect(await again).toBeInstanceOf(TimeoutError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a per-request timeout or a caller signal gets its own timer', async () => {

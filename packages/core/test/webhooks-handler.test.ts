@@ -56,6 +56,25 @@ function failed(data: Record<string, unknown>) {
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A promise the test settles: a handler waits on it, so the test, not a clock, says when it ends. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** A memory store that tells the test when a delivery claims its event, or finds it in progress (and will wait). */
+class WatchedStore extends MemoryDedupeStore {
+  onClaimed: () => void = () => {};
+  onInProgress: () => void = () => {};
+  override claim(key: string, leaseMs: number) {
+    const claim = super.claim(key, leaseMs);
+    if (claim === 'claimed') this.onClaimed();
+    if (claim === 'in_progress') this.onInProgress();
+    return claim;
+  }
+}
+
 describe('handleWebhook', () => {
   it('answers 200 and passes the typed event to onEvent', async () => {
     const seen: WebhookEvent[] = [];
@@ -317,12 +336,11 @@ describe('handleWebhook', () => {
       body,
       duplex: 'half',
     } as RequestInit);
-    const started = Date.now();
+    // The body never ends: an answer at all is one given while it was still arriving.
     const res = await createWebhookHandler({ secrets: SECRET, onEvent, deadlineMs: 200 })(request);
     // 5xx, not 4xx: a 4xx would end the service's retry chain, losing a delivery the network slowed.
     expect(res.status).toBe(503);
     expect((await res.json()).error).toBe('WEBHOOK_BODY_TIMEOUT');
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(onEvent).not.toHaveBeenCalled();
   });
 
@@ -383,17 +401,29 @@ describe('handleWebhook', () => {
   });
 
   it('runs a concurrent duplicate itself when the original fails', async () => {
+    // The duplicate is sent once the original holds the claim, and the original fails only once
+    // the duplicate has found it in progress (and waits on it).
+    const store = new WatchedStore();
+    const originalClaimed = gate();
+    const duplicateWaits = gate();
+    store.onClaimed = originalClaimed.open;
+    store.onInProgress = duplicateWaits.open;
     let calls = 0;
-    const opts = options(async () => {
-      calls++;
-      await tick(30);
-      if (calls === 1) throw new Error('first fails');
-    });
+    const opts = options(
+      async () => {
+        calls++;
+        if (calls === 1) {
+          await duplicateWaits.opened;
+          throw new Error('first fails');
+        }
+      },
+      { dedupe: store },
+    );
     const data = payload();
-    const [a, b] = await Promise.all([
-      handleWebhook(await delivery(data), opts),
-      tick(5).then(async () => handleWebhook(await delivery(data), opts)),
-    ]);
+    const original = handleWebhook(await delivery(data), opts);
+    await originalClaimed.opened;
+    const duplicate = handleWebhook(await delivery(data), opts);
+    const [a, b] = await Promise.all([original, duplicate]);
     expect(a.status).toBe(500);
     expect(b.status).toBe(200);
     expect(calls).toBe(2);
@@ -401,12 +431,15 @@ describe('handleWebhook', () => {
 
   it('at the deadline answers 5xx and leaves the handler running; the retry then sees it done', async () => {
     let finished = false;
+    const handler = gate();
+    // The handler's outcome (it marks the event seen) is handed to waitUntil: awaited below.
+    const outcomes: Promise<unknown>[] = [];
     const opts = options(
       async () => {
-        await tick(150);
+        await handler.opened;
         finished = true;
       },
-      { deadlineMs: 40 },
+      { deadlineMs: 40, waitUntil: (promise) => void outcomes.push(promise) },
     );
     const data = payload();
     const first = await handleWebhook(await delivery(data), opts);
@@ -416,7 +449,9 @@ describe('handleWebhook', () => {
     // A retry while it still runs waits up to its own deadline, then answers 5xx again.
     const second = await handleWebhook(await delivery(data), opts);
     expect(second.status).toBe(503);
-    await tick(150);
+    expect(finished).toBe(false);
+    handler.open();
+    await Promise.all(outcomes);
     expect(finished).toBe(true);
     const third = await handleWebhook(await delivery(data), opts);
     expect(third.status).toBe(200);
@@ -424,13 +459,18 @@ describe('handleWebhook', () => {
   });
 
   it('a retry arriving while the original runs answers 200 once the original completes in time', async () => {
+    // The original ends when the retry has found it in progress: within the retry's deadline,
+    // which (1 s) only has to outlast the retry's own signature check.
+    const store = new WatchedStore();
+    const retryWaits = gate();
+    store.onInProgress = retryWaits.open;
     let calls = 0;
     const opts = options(
       async () => {
         calls++;
-        await tick(150);
+        await retryWaits.opened;
       },
-      { deadlineMs: 100 },
+      { deadlineMs: 1_000, dedupe: store },
     );
     const data = payload();
     const first = await handleWebhook(await delivery(data), opts);
@@ -442,10 +482,11 @@ describe('handleWebhook', () => {
 
   it('answers 200 as soon as the handler acknowledges (handed over), while it goes on', async () => {
     let done = false;
+    const work = gate();
     const opts = options(
       async (_event, ctx) => {
         ctx.acknowledge();
-        await tick(100);
+        await work.opened;
         done = true;
       },
       { deadlineMs: 30 },
@@ -455,6 +496,7 @@ describe('handleWebhook', () => {
     expect(res.status).toBe(200);
     expect(done).toBe(false);
     expect(await (await handleWebhook(await delivery(data), opts)).json()).toEqual({ received: true, duplicate: true });
+    work.open();
   });
 
   it('answers 500 when the dedupe store fails (so the service retries)', async () => {

@@ -92,8 +92,8 @@ describe('Node-level protocol errors and timeouts answer with the JSON error bod
       expect(jsonError(body).error).toBe('REQUEST_TIMEOUT');
       expect(headers.status).toBe(408);
       expect(jsonError(headers).error).toBe('REQUEST_TIMEOUT');
-      // Bounded by the configured timeout plus Node's 1 s sweep, with slack for a busy machine.
-      expect(body.ms).toBeLessThan(8_000);
+      // Answered at all: the body never ends and the headers never finish, so only the request
+      // timeout can have ended them (Node's own default, 300 s, would outlast this test).
       // The server still answers afterwards.
       expect((await fetch(`${fast.url}/__emulator/health`)).status).toBe(200);
     } finally {

@@ -32,9 +32,9 @@ describe('states and timing', () => {
     const elapsed = Date.now() - t0;
     expect([...seen]).toEqual(['pending', 'processing', 'completed']);
     expect(keys.size).toBe(1);
-    // (0.5 s + 5 s) x 0.5 at the least, (3 s + 15 s) x 0.5 at the most, with room for a slow poll.
+    // (0.5 s + 5 s) x 0.5 at the least. No ceiling: past the model's longest, the time only
+    // measures how loaded the machine is.
     expect(elapsed).toBeGreaterThanOrEqual(2700);
-    expect(elapsed).toBeLessThan(12_000);
     expect(last.body.duration_ms).toBeGreaterThanOrEqual(2750);
     expect(Date.parse(last.body.completed_at)).toBeGreaterThanOrEqual(Date.parse(last.body.created_at));
     expect(last.body.error).toBeUndefined();

@@ -4,8 +4,6 @@ export interface RawAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
-  /** Milliseconds from connect to the socket closing. */
-  ms: number;
 }
 
 /**
@@ -16,7 +14,6 @@ export interface RawAnswer {
 export function rawExchange(url: string, chunks: Array<string | Buffer>, timeoutMs = 10_000): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
     const socket = connect(Number(port), hostname);
     const got: Buffer[] = [];
     const timer = setTimeout(() => {
@@ -40,7 +37,6 @@ export function rawExchange(url: string, chunks: Array<string | Buffer>, timeout
         status: Number(statusLine.split(' ')[1] ?? 0),
         headers,
         body: split < 0 ? '' : text.slice(split + 4),
-        ms: performance.now() - t0,
       });
     });
     socket.on('connect', () => {

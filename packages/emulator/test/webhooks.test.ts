@@ -133,13 +133,10 @@ describe('webhook delivery', () => {
     expect(rows.map((r: { delivery_id: string }) => r.delivery_id)).toEqual(rec.received.map((r) => r.headers['x-service-delivery-id']));
     expect(new Set(rec.received.map((r) => r.body.toString())).size).toBe(1);
     const [t1, t2, t3] = rec.received.map((r) => r.at) as [number, number, number];
-    // timeScale 0.05: waits of 50 ms and 250 ms
+    // timeScale 0.05: waits of at least 50 ms and 250 ms. Only floors: each wait starts when the
+    // previous attempt ends, so on a loaded machine any gap can grow, and their order with it.
     expect(t2 - t1).toBeGreaterThanOrEqual(45);
     expect(t3 - t2).toBeGreaterThanOrEqual(245);
-    expect(t3 - t2).toBeGreaterThan(t2 - t1);
-    // generous ceilings: CI runs other suites in parallel
-    expect(t2 - t1).toBeLessThan(1000);
-    expect(t3 - t2).toBeLessThan(1500);
     await new Promise((r) => setTimeout(r, 300));
     expect(rec.received).toHaveLength(3);
   });
@@ -233,8 +230,9 @@ describe.concurrent('the 5-second window (real time)', () => {
     const s = await emu.submit({ model: 'image-fast', prompt: 'x' });
     const rows = await settled(emu, s.body.generation_id, 2);
     expect(rows[0]).toMatchObject({ attempt: 1, status: null, error: 'timeout', outcome: 'retrying' });
+    // The hang never answers: only the 5 s window can have ended the attempt (a floor, no
+    // ceiling: a loaded machine fires the timer late, never early).
     expect(rows[0].response_time_ms).toBeGreaterThanOrEqual(4990);
-    expect(rows[0].response_time_ms).toBeLessThan(6500);
     expect(rows[1]).toMatchObject({ attempt: 2, status: 200, outcome: 'delivered' });
     expect(rec.received).toHaveLength(2);
   }, 20_000);

@@ -25,9 +25,12 @@ class SwallowEverythingFilter implements ExceptionFilter {
 /** The contract's error body (`error`, `message`, `next`, `request_id`), as core's `errorReply` writes it. */
 const contractError = (code: string) => ({ error: code, message: expect.any(String), next: expect.any(String), request_id: null });
 
-/** Sends the headers and the start of a body that never ends; resolves with the status and body answered meanwhile. */
-function unfinishedBody(url: string): Promise<{ status: number; body: string; elapsedMs: number }> {
-  const started = Date.now();
+/**
+ * Sends the headers and the start of a body that never ends (100 000 bytes announced, 17 sent);
+ * resolves with the status and body answered. Any answer at all is one given while the body was
+ * still arriving: that, not a stopwatch, proves the deadline covers the body.
+ */
+function unfinishedBody(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'POST',
@@ -37,7 +40,7 @@ function unfinishedBody(url: string): Promise<{ status: number; body: string; el
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => void (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, elapsedMs: Date.now() - started }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -59,7 +62,8 @@ for (const platform of PLATFORMS) {
           MediaGenModule.forRoot({
             apiKey: 'svc_live_x',
             // Larger than both platforms' own parser limits (Express 100 kB, Fastify 1 MiB), so theirs refuses first.
-            webhook: { path: 'webhooks/mediagen', secrets: SECRET, maxBodyBytes: 8 * 1024 * 1024, deadlineMs: 300 },
+            // The default deadline (4 s): a good delivery must never race a short one on a loaded machine.
+            webhook: { path: 'webhooks/mediagen', secrets: SECRET, maxBodyBytes: 8 * 1024 * 1024 },
           }),
         ],
         providers: handlerProviders(recorder),
@@ -110,10 +114,9 @@ for (const platform of PLATFORMS) {
     });
 
     it("a body still arriving at deadlineMs gets 503 (the service retries it) with core's error body", async () => {
-      const { status, body, elapsedMs } = await unfinishedBody(url());
+      const { status, body } = await unfinishedBody(url());
       expect(status).toBe(503);
       expect(JSON.parse(body)).toEqual(contractError('WEBHOOK_BODY_TIMEOUT'));
-      expect(elapsedMs).toBeLessThan(5_000);
       expect(SwallowEverythingFilter.seen).toEqual([]);
       expect(recorder.calls).toEqual([]);
     });

@@ -5,7 +5,7 @@ import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
 import { SUBMIT_FIELDS } from '../wire/params';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
-import { notFound, routeError } from './route-error';
+import { noSuchRoute, notFound, routeError } from './route-error';
 import type { GenerationPage } from './source';
 
 /** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
@@ -115,7 +115,7 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       return generation;
     },
     async list(context, page = {}) {
-      if (!source) throw routeError('NOT_FOUND', 'This app keeps no list of generations (no source is configured).');
+      if (!source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
       const limit = Math.min(LIST_MAX, Math.max(1, Math.floor(Number(page.limit) || LIST_DEFAULT)));
       const result = await source.list(context.owner, { limit, cursor: page.cursor });
       return { generations: result.generations, next_cursor: result.next_cursor ?? null };

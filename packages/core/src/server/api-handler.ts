@@ -1,7 +1,9 @@
 import type { MediaGenClient } from '../client';
 import type { GenerateParams, SubmitResponse } from '../types';
 import type { WebhookDedupeStore } from '../webhooks/dedupe';
+import { errorResponse } from './error-reply';
 import { createMediaGenHandler } from './handler';
+import { noSuchRoute } from './route-error';
 
 /** @deprecated Use `createMediaGenHandler` (its options: `identify` replaces `idempotencyScope`; hooks get `context.platform`). */
 export interface ApiHandlerOptions<Context = undefined> {
@@ -52,9 +54,7 @@ export function createApiHandler<Context = undefined>(options: ApiHandlerOptions
       const init = { method: request.method, headers: request.headers, body: request.body, signal: request.signal, duplex: 'half' };
       return handles(request.method, path)
         ? handler(new Request(url, init as RequestInit), context)
-        : Promise.resolve(
-            Response.json({ error: 'NOT_FOUND', message: `No route ${request.method} ${path}.`, request_id: null }, { status: 404 }),
-          );
+        : Promise.resolve(errorResponse(noSuchRoute(`No route ${request.method} ${path}.`)));
     },
   };
 }

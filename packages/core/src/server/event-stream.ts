@@ -1,3 +1,4 @@
+import type { GenerationEvents } from '../events/generation-events';
 import type { Generation } from '../types';
 import { ERROR_CODES } from '../wire/error-codes';
 import { errorReply } from './error-reply';
@@ -33,12 +34,38 @@ export function streamsFull(): Response {
 }
 
 /**
+ * `GET /generations/:id/events` from its first step: `read` (the owner check, then a fresh
+ * status read) and the stream after it. The client's events are heard from before the read
+ * starts, because the stream watches the hub only once the read answers: a terminal webhook
+ * published while the read is in flight would otherwise reach no one, and the read (the
+ * service's state a moment earlier, or a replica lagging behind the webhook) would not show it.
+ * What was heard is sent only once the read has passed the owner check.
+ */
+export async function freshGenerationStream(
+  hub: StreamHub,
+  events: GenerationEvents,
+  id: string | undefined,
+  read: () => Promise<Generation>,
+  request: Request,
+): Promise<Response> {
+  const heard = id ? events.listen(id) : undefined;
+  try {
+    const first = await read();
+    // Nothing can be published between this check and the hub's watch: no await lies between them.
+    const terminal = heard?.generation;
+    return generationStream(hub, terminal && !isTerminal(first.status) ? terminal : first, request);
+  } finally {
+    heard?.stop();
+  }
+}
+
+/**
  * `GET /generations/:id/events`: the current state first (a fresh read, so a terminal state
  * reached while the browser was disconnected is never missed), skipped when `Last-Event-ID`
  * says the browser has it already; then each status change, from a webhook on any instance
  * or the shared poll; ends after a terminal state. `first` was read after the owner check.
  */
-export function generationStream(hub: StreamHub, first: Generation, request: Request): Response {
+function generationStream(hub: StreamHub, first: Generation, request: Request): Response {
   const id = first.generation_id;
   let unwatch: (() => void) | undefined;
   const connection = hub.connect(() => unwatch?.());

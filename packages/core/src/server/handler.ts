@@ -1,12 +1,14 @@
+import { eventsOf } from '../events/events-of';
 import { createWebhookHandler, type WebhookHandler } from '../webhooks/handler';
 import { ERROR_CODES } from '../wire/error-codes';
 import { createMediaGenActions, type MediaGenActions } from './actions';
 import { corsHeaders, preflight, withHeaders } from './cors';
+import { defaultOnError } from './default-on-error';
 import { errorResponse } from './error-reply';
-import { feedStream, generationStream, streamsFull } from './event-stream';
+import { feedStream, freshGenerationStream, streamsFull } from './event-stream';
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext } from './options';
-import { routeError } from './route-error';
+import { noSuchRoute } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
 
@@ -55,7 +57,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const report = (error: unknown, context?: MediaGenContext<Platform>) => {
     try {
-      (options.onError ?? ((e: unknown) => console.error(e)))(error, context);
+      (options.onError ?? defaultOnError)(error, context);
     } catch {
       // An observer's own failure must not change the answer.
     }
@@ -95,10 +97,10 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'generation') return Response.json(await actions.get(id, context));
     if (name === 'events') {
       if (hub.open >= hub.maxStreams) return streamsFull();
-      return generationStream(hub, await actions.get(id, context), request);
+      return freshGenerationStream(hub, eventsOf(client), id, () => actions.get(id, context), request);
     }
     if (name === 'feed') {
-      if (!options.source) throw routeError('NOT_FOUND', 'This app keeps no list of generations (no source is configured).');
+      if (!options.source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
       const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
       return feedStream({
         hub,
@@ -119,13 +121,13 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   async function route(request: Request, platform: Platform | undefined): Promise<Response> {
     const path = relativePath(new URL(request.url).pathname, basePath);
     const match = path === undefined ? undefined : matchRoute(path);
-    if (!match) return refusal('NOT_FOUND', 'No such route.');
+    if (!match) return errorResponse(noSuchRoute());
     const methods = ROUTE_METHODS[match.name];
     if (match.name === 'webhook' && receive && methods.includes(request.method)) {
       platforms.set(request, platform);
       return receive(request);
     }
-    if (match.name === 'webhook' && !receive) return refusal('NOT_FOUND', 'No webhook receiver is configured here.');
+    if (match.name === 'webhook' && !receive) return errorResponse(noSuchRoute('No webhook receiver is configured here.'));
     const origin = request.headers.get('origin');
     const allowed = corsHeaders(cors, origin);
     if (request.method === 'OPTIONS' && cors && origin && allowed['access-control-allow-origin']) return preflight(cors, origin, methods);

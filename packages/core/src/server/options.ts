@@ -76,7 +76,8 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
   onSubmitted?(submitted: SubmitResponse, params: GenerateParams, context: MediaGenContext<Platform>): unknown;
   /**
    * Sees every failure answered 5xx (the browser gets a masked message for the app's own faults)
-   * and the webhook receiver's failures. Default `console.error`.
+   * and the webhook receiver's failures. Default: `console.error`, except a webhook delivery
+   * refused 4xx (a forged or broken one), which gets one `console.warn` line with its code.
    */
   onError?(error: unknown, context?: MediaGenContext<Platform>): void;
   /**

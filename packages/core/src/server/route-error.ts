@@ -7,8 +7,12 @@ import { ERROR_CODES, type ErrorCode } from '../wire/error-codes';
  * table, extra body fields (`details.field`, `model`) passed on to the browser by `errorReply`.
  */
 export function routeError(code: ErrorCode, message: string, body: Record<string, unknown> = {}, status?: number): APIError {
+  return withNext(code, message, ERROR_CODES[code].next, body, status);
+}
+
+function withNext(code: ErrorCode, message: string, next: string, body: Record<string, unknown> = {}, status?: number): APIError {
   const info = ERROR_CODES[code];
-  const init = { status: status ?? info.status, code, next: info.next, retryable: info.retryable, body: { error: code, message, ...body } };
+  const init = { status: status ?? info.status, code, next, retryable: info.retryable, body: { error: code, message, ...body } };
   if (init.status === 404) return new NotFoundError(message, init);
   if (init.status === 403) return new PermissionDeniedError(message, init);
   if (init.status === 400 || init.status === 413 || init.status === 422) return new InvalidRequestError(message, init);
@@ -17,3 +21,13 @@ export function routeError(code: ErrorCode, message: string, body: Record<string
 
 /** The one answer for a generation the asker may not see, whatever the reason (spec: 404, indistinguishable). */
 export const notFound = (): APIError => routeError('NOT_FOUND', 'No such generation.');
+
+/**
+ * The `next` of a 404 for a route this handler does not have, or was not configured to serve.
+ * The code stays `NOT_FOUND` (every 404 of the project has that one code), but its hint in the
+ * code table is about a generation id, which such a request never named.
+ */
+export const NO_SUCH_ROUTE_NEXT = 'Check the method and path against the routes this server serves (under its base path).';
+
+/** 404 for a route this handler does not have, or was not configured to serve: its hint names routes, not ids. */
+export const noSuchRoute = (message = 'No such route.'): APIError => withNext('NOT_FOUND', message, NO_SUCH_ROUTE_NEXT);

@@ -36,6 +36,8 @@ export async function startApp(
 ) {
   const streams = new Set<ServerResponse>();
   const seen: { method: string; path: string; lastEventId: string | undefined; idempotencyKey: string | undefined; status?: number }[] = [];
+  /** Each request's response, to tell when the handler has answered it. */
+  const responses = new WeakMap<object, ServerResponse>();
   let refuseStreams = false;
   let held: (() => void)[] | undefined;
   let handle: ReturnType<typeof createNodeHandler> | undefined;
@@ -56,6 +58,7 @@ export async function startApp(
       status: undefined as number | undefined,
     };
     seen.push(entry);
+    responses.set(entry, res);
     res.on('finish', () => (entry.status = res.statusCode));
     if (path.endsWith('/events')) {
       if (refuseStreams) {
@@ -107,6 +110,11 @@ export async function startApp(
     /** Status reads of one generation (`GET /api/generations/:id`). */
     statusReads: (id: string) => seen.filter((r) => r.method === 'GET' && r.path === `/api/generations/${id}`).length,
     streamRequests: (id: string) => seen.filter((r) => r.path === `/api/generations/${id}/events`),
+    /**
+     * Stream requests of one generation the handler has answered (headers sent). The handler
+     * answers a stream only once it follows the generation, so from then on no update is missed.
+     */
+    answeredStreams: (id: string) => seen.filter((r) => r.path === `/api/generations/${id}/events` && responses.get(r)?.headersSent).length,
     /** Cuts every open event stream's connection, as a proxy or a network change would. */
     cutStreams() {
       const open = [...streams];
