@@ -69,17 +69,19 @@ function localDefault(): string {
 }
 
 export class MediaGenClient {
-  readonly generations: Generations;
-  readonly models: Models;
-  readonly credits: Credits;
+  // `declare`d fields (here and in the errors) are assigned in the constructor: a field
+  // declaration on top would only cost every app's bundle its name once more.
+  declare readonly generations: Generations;
+  declare readonly models: Models;
+  declare readonly credits: Credits;
   /** The account gate (`gate` option), if any; `gate.settle(id)` frees a slot a webhook reported. */
-  readonly gate: Gate | undefined;
-  readonly baseUrl: string;
+  declare readonly gate: Gate | undefined;
+  declare readonly baseUrl: string;
   /**
    * Verified webhook events for this client's waiters: the `events` option, else installed by
    * the first webhook receiver given this client, else undefined (then `wait()` only polls).
    */
-  events: GenerationEvents | undefined;
+  declare events: GenerationEvents | undefined;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY'));
