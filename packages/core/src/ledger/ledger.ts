@@ -77,6 +77,8 @@ export interface ReconcileReport {
   resent: number;
   /** Terminal states handed to `onTerminal`. */
   notified: number;
+  /** Failures reported to `onError` while this pass followed its records (a resend or read that failed, a handover that threw). */
+  errors: number;
 }
 
 export interface GenerationLedger {
@@ -132,7 +134,11 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   /** Records whose terminal state this instance is handing over right now. */
   const notifying = new Set<string>();
   const confirmed = new ConfirmedLinks(options.confirmedLinksMax);
+  /** The report of the pass following each record right now, so its failures are counted there. */
+  const following = new Map<string, ReconcileReport>();
   const report = (error: unknown, record?: GenerationRecord) => {
+    const pass = record && following.get(record.key);
+    if (pass) pass.errors++;
     try {
       options.onError?.(error, record && viewOf(record));
     } catch {
@@ -422,17 +428,19 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
 
     async reconcile() {
       const due = await store.due(now(), batch);
-      const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0 };
+      const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0, errors: 0 };
       await Promise.all(
         due.map(async (candidate) => {
           if (!(await store.claim(candidate.key, me, now() + leaseMs, now()))) return;
           counts.followed++;
+          following.set(candidate.key, counts);
           try {
             const record = await store.get(candidate.key);
             if (record) await follow(record, counts);
           } catch (error) {
             report(error, candidate);
           } finally {
+            if (following.get(candidate.key) === counts) following.delete(candidate.key);
             await store.release(candidate.key, me).catch(() => {});
           }
         }),
