@@ -52,4 +52,22 @@ describe('reconcile(): the pass report counts its failures', () => {
     expect(handed).toMatchObject({ notified: 1, errors: 0 });
     expect(reported).toHaveLength(2);
   });
+
+  it('a status read that finds the generation terminal and hands it over counts in notified of the same pass', async () => {
+    const emu = await ledgerEmulator();
+    closers.push(() => emu.close());
+    const clock = manualClock();
+    const handed: string[] = [];
+    const ledger = createGenerationLedger({
+      client: emu.client(),
+      store: new MemoryGenerationStore(),
+      now: clock.now,
+      onTerminal: (g) => void handed.push(g.generation_id as string),
+    });
+    const g = await ledger.submit('alice', { model: 'image-fast', prompt: 'one pass' });
+    await emu.settled(g.generation_id as string);
+    clock.advance(2_000);
+    expect(await ledger.reconcile()).toMatchObject({ followed: 1, polled: 1, notified: 1, errors: 0 });
+    expect(handed).toEqual([g.generation_id]);
+  });
 });

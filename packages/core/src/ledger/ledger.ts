@@ -134,7 +134,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   /** Records whose terminal state this instance is handing over right now. */
   const notifying = new Set<string>();
   const confirmed = new ConfirmedLinks(options.confirmedLinksMax);
-  /** The report of the pass following each record right now, so its failures are counted there. */
+  /** The report of the pass following each record right now, so its handovers and failures are counted there. */
   const following = new Map<string, ReconcileReport>();
   const report = (error: unknown, record?: GenerationRecord) => {
     const pass = record && following.get(record.key);
@@ -211,7 +211,11 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     if (record.notified || notifying.has(record.key)) return false;
     notifying.add(record.key);
     try {
-      return await notifyLeased(record);
+      const handed = await notifyLeased(record);
+      // Counted by the pass following the record, whichever path got here (a poll's advance too).
+      const pass = following.get(record.key);
+      if (handed && pass) pass.notified++;
+      return handed;
     } finally {
       notifying.delete(record.key);
     }
@@ -295,7 +299,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
 
   async function follow(record: GenerationRecord, counts: ReconcileReport): Promise<void> {
     if (isTerminalStatus(record.status)) {
-      if (await notify(record)) counts.notified++;
+      await notify(record);
       return;
     }
     if (record.status === 'submitting' || !record.generation_id) {
@@ -320,7 +324,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
             ? undefined
             : { status: 'failed', unavailable: true, error: { code: 'NOT_FOUND', message: error.message, retryable: false } },
         );
-        if (gone?.status === 'failed' && (await notify(gone))) counts.notified++;
+        if (gone?.status === 'failed') await notify(gone);
         return;
       }
       report(error, record);
