@@ -114,9 +114,9 @@ export class PermissionDeniedError extends APIError {
   declare readonly until: Date | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
-    const until = str((init.body as ErrorBody | undefined)?.until);
-    const date = until ? new Date(until) : undefined;
-    this.until = date && !Number.isNaN(date.getTime()) ? date : undefined;
+    // An absent or unreadable date is an Invalid Date, kept as undefined.
+    const date = new Date(str((init.body as ErrorBody | undefined)?.until) ?? Number.NaN);
+    this.until = Number.isNaN(date.getTime()) ? undefined : date;
   }
 }
 
