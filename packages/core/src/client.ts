@@ -2,7 +2,7 @@ import { ConfigurationError } from './errors';
 import type { GenerationEvents } from './events/generation-events';
 import type { Gate } from './gate/gate';
 import { createRequestLog, type Logger, type LogLevel } from './http/log';
-import { type RetryInfo, Transport } from './http/transport';
+import { type RequestHookInfo, type ResponseHookInfo, type RetryInfo, Transport } from './http/transport';
 import { userAgent } from './http/user-agent';
 import { Credits } from './resources/credits';
 import { Generations } from './resources/generations';
@@ -36,6 +36,19 @@ export interface ClientOptions {
   /** Observes each resend (attempt number, wait, error). */
   onRetry?: (info: RetryInfo) => void;
   /**
+   * Called as each HTTP attempt to the API is sent (every resend is an attempt of its own), just
+   * before it goes: method, URL, attempt number, idempotency key, and a copy of the headers
+   * without `Authorization`. Not awaited; a hook that throws or rejects is logged at `warn` and
+   * otherwise ignored, so it never fails a call nor causes a resend. Output-link downloads are
+   * not hooked (their URL is a credential).
+   */
+  onRequest?: (info: RequestHookInfo) => unknown;
+  /**
+   * Called once each attempt is over: its status and request id (or, with no response, the
+   * error), attempt number and elapsed ms. Same rules as `onRequest`.
+   */
+  onResponse?: (info: ResponseHookInfo) => unknown;
+  /**
    * Keep submits under the account's per-minute rate and `max_concurrent` (read from the
    * models or credits response): `new Gate()`, or `new Gate({ store, maxWaitMs })` for a shared
    * store. Default off (and then not in the app's bundle).
@@ -49,7 +62,8 @@ export interface ClientOptions {
    */
   events?: GenerationEvents;
   /**
-   * What to log: each request, response and retry at `debug` (retries alone at `info`). Default: `process.env.MEDIAGEN_LOG`, else `off`. The API key and
+   * What to log: each request, response and retry at `debug`, retries at `info`, a request
+   * hook that threw at `warn`. Default: `process.env.MEDIAGEN_LOG`, else `off`. The API key and
    * anything secret-shaped are redacted from every line.
    */
   logLevel?: LogLevel;
@@ -69,17 +83,19 @@ function localDefault(): string {
 }
 
 export class MediaGenClient {
-  readonly generations: Generations;
-  readonly models: Models;
-  readonly credits: Credits;
+  // `declare`d fields (here and in the errors) are assigned in the constructor: a field
+  // declaration on top would only cost every app's bundle its name once more.
+  declare readonly generations: Generations;
+  declare readonly models: Models;
+  declare readonly credits: Credits;
   /** The account gate (`gate` option), if any; `gate.settle(id)` frees a slot a webhook reported. */
-  readonly gate: Gate | undefined;
-  readonly baseUrl: string;
+  declare readonly gate: Gate | undefined;
+  declare readonly baseUrl: string;
   /**
    * Verified webhook events for this client's waiters: the `events` option, else installed by
    * the first webhook receiver given this client, else undefined (then `wait()` only polls).
    */
-  events: GenerationEvents | undefined;
+  declare events: GenerationEvents | undefined;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY'));
@@ -99,13 +115,13 @@ export class MediaGenClient {
     this.baseUrl = baseUrl;
     this.events = options.events;
     const transport = new Transport({
+      // The hooks (onRetry, onRequest, onResponse) and retryConcurrencyLimit as given.
+      ...options,
       apiKey,
       baseUrl,
       maxRetries,
       timeoutMs: options.timeoutMs ?? 60_000,
       fetch: fetchImpl,
-      retryConcurrencyLimit: options.retryConcurrencyLimit ?? false,
-      onRetry: options.onRetry,
       userAgent: userAgent(),
       log: createRequestLog(options.logLevel ?? readEnv('MEDIAGEN_LOG') ?? 'off', options.logger ?? globalThis.console ?? {}, [apiKey]),
     });

@@ -13,16 +13,16 @@ export class MediaGenError extends Error {
    */
   override name = 'MediaGenError';
   /** HTTP status, or undefined when no response was received. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** Service error code (`INSUFFICIENT_CREDITS`, …) or an SDK code (`CONNECTION_ERROR`, …). */
-  readonly code: string;
+  declare readonly code: string;
   /** The service's recommended remediation, when it sent one. */
-  readonly next: string | undefined;
-  readonly requestId: string | undefined;
+  declare readonly next: string | undefined;
+  declare readonly requestId: string | undefined;
   /** Whether sending the same request again may succeed (spec: client retry guidance). */
-  readonly retryable: boolean;
+  declare readonly retryable: boolean;
   /** The raw error body as received (bounded, and with the API key redacted should a proxy echo it). */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /**
    * Set on every error out of `generations.create` and `run`: the `Idempotency-Key` the submit
    * was sent with. Resend with `{ idempotencyKey: error.idempotencyKey }` and the service
@@ -76,13 +76,13 @@ type ApiErrorInit = ConstructorParameters<typeof MediaGenError>[1] & { body?: Er
 export class APIError extends MediaGenError {
   override name = 'APIError';
   /** The model slug on model-related errors. */
-  readonly model: string | undefined;
+  declare readonly model: string | undefined;
   /**
    * How long to wait before resending, when the service (`Retry-After`) or the contract names a
    * wait: 409, 429, `PROVIDER_DOWN`, `SAFETY_CHECK_UNAVAILABLE`. Past 10 minutes the SDK does not
    * resend by itself; this holds the whole wait.
    */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
     this.model = str((init.body as ErrorBody | undefined)?.model);
@@ -98,8 +98,8 @@ export class AuthenticationError extends APIError {
 /** 402 INSUFFICIENT_CREDITS. */
 export class InsufficientCreditsError extends APIError {
   override name = 'InsufficientCreditsError';
-  readonly balance: number | undefined;
-  readonly needed: number | undefined;
+  declare readonly balance: number | undefined;
+  declare readonly needed: number | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
     const body = init.body as ErrorBody | undefined;
@@ -111,12 +111,12 @@ export class InsufficientCreditsError extends APIError {
 /** 403: tier, allowlist, kill switch or account state. `until` is set on temporary bans and freezes. */
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
-  readonly until: Date | undefined;
+  declare readonly until: Date | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
-    const until = str((init.body as ErrorBody | undefined)?.until);
-    const date = until ? new Date(until) : undefined;
-    this.until = date && !Number.isNaN(date.getTime()) ? date : undefined;
+    // An absent or unreadable date is an Invalid Date, kept as undefined.
+    const date = new Date(str((init.body as ErrorBody | undefined)?.until) ?? Number.NaN);
+    this.until = Number.isNaN(date.getTime()) ? undefined : date;
   }
 }
 
@@ -133,7 +133,7 @@ export class ConflictError extends APIError {
 /** 400 and 422: the request as sent will never succeed. `field` names the offending param when known. */
 export class InvalidRequestError extends APIError {
   override name = 'InvalidRequestError';
-  readonly field: string | undefined;
+  declare readonly field: string | undefined;
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
     const body = init.body as ErrorBody | undefined;
@@ -146,8 +146,8 @@ export class RateLimitError extends APIError {
   override name = 'RateLimitError';
   /** How long the service asked to wait (`Retry-After`, whole), or the spec's 5 s default. */
   declare readonly retryAfterMs: number;
-  readonly inFlight: number | undefined;
-  readonly maxConcurrent: number | undefined;
+  declare readonly inFlight: number | undefined;
+  declare readonly maxConcurrent: number | undefined;
   constructor(message: string, init: ApiErrorInit & { retryAfterMs: number }) {
     super(message, init);
     const body = init.body as ErrorBody | undefined;
@@ -202,8 +202,8 @@ export interface ParamsIssue {
 /** Params that the model's own schema rejects; thrown before any request is sent. */
 export class ParamsValidationError extends MediaGenError {
   override name = 'ParamsValidationError';
-  readonly issues: ParamsIssue[];
-  readonly model: string;
+  declare readonly issues: ParamsIssue[];
+  declare readonly model: string;
   constructor(model: string, issues: ParamsIssue[]) {
     const list = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
     super(`Invalid params for model "${model}": ${list}`, {
@@ -219,7 +219,7 @@ export class ParamsValidationError extends MediaGenError {
 /** A generation reached `failed` (an asynchronous failure, not an HTTP error). */
 export class GenerationFailedError extends MediaGenError {
   override name = 'GenerationFailedError';
-  readonly generation: Generation;
+  declare readonly generation: Generation;
   constructor(generation: Generation) {
     const error = generation.error;
     const code = error?.code ?? 'unknown';

@@ -11,7 +11,7 @@ export { Gate } from './gate/gate';
 export { type GateGrant, type GateLimits, type GateStore, MemoryGateStore, type MemoryGateStoreOptions } from './gate/store';
 export type { Logger, LogLevel } from './http/log';
 export { RESPONSE, type ResponseMeta, type WithResponse } from './http/response-meta';
-export type { RequestOptions, RetryInfo } from './http/transport';
+export type { RequestHookInfo, RequestOptions, ResponseHookInfo, RetryInfo } from './http/transport';
 export { SDK_VERSION } from './http/user-agent';
 export { isExpired, type OutputLink, parseOutputLink } from './links/output-link';
 export { creditsForQuality, creditsForReferences, type PriceQuote, quotePrice } from './params/pricing';

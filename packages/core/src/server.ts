@@ -25,6 +25,7 @@ export {
   type WebhookContext,
   type WebhookHandler,
   type WebhookHandlerOptions,
+  type WebhookVerifyInfo,
 } from './webhooks/handler';
 export { isParsedBody, isRawBody, RAW_BODY_HELP, type RawBody } from './webhooks/raw-body';
 export { type WebhookRefusalCode, webhookRefusal } from './webhooks/refusals';

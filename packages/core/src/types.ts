@@ -4,6 +4,13 @@
  * adds fields within v1 and clients must keep and ignore unknown ones (Versioning 5).
  */
 
+import {
+  CREDITS_BALANCE_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  RATE_LIMIT_REMAINING_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+} from './http/header-names';
 import type { PARAM_KEYS } from './wire/params';
 
 type Open = { [key: string]: unknown };
@@ -221,11 +228,11 @@ export const CONTENT_POLICY_VIOLATION = 'CONTENT_POLICY_VIOLATION';
 
 /** Header names, with the neutral word the spec uses in place of the brand. */
 export const HEADERS = {
-  requestId: 'x-request-id',
-  idempotencyKey: 'idempotency-key',
-  retryAfter: 'retry-after',
-  rateLimitRemaining: 'x-ratelimit-remaining',
-  creditsBalance: 'x-credits-balance',
+  requestId: REQUEST_ID_HEADER,
+  idempotencyKey: IDEMPOTENCY_KEY_HEADER,
+  retryAfter: RETRY_AFTER_HEADER,
+  rateLimitRemaining: RATE_LIMIT_REMAINING_HEADER,
+  creditsBalance: CREDITS_BALANCE_HEADER,
   signature: 'x-service-signature',
   event: 'x-service-event',
   deliveryId: 'x-service-delivery-id',

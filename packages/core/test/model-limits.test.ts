@@ -30,6 +30,7 @@ const entry = fc
     return model as Model;
   });
 
+// Both read the formulas of src/params/limit-rules.ts; this holds the two readers to each other.
 describe('effectiveLimits agrees with validateParams', () => {
   it('on the prompt length, number_results and reference_images count of any list entry', () => {
     fc.assert(
@@ -50,6 +51,13 @@ describe('effectiveLimits agrees with validateParams', () => {
         if (referenceImages.max >= -1) {
           expect(fields(model, { ...base, reference_images: refs(referenceImages.max + 1) })).toContain('reference_images');
         }
+        // Never a count below zero or one: a malformed min reads as the contract's floor.
+        expect(referenceImages.min).toBeGreaterThanOrEqual(0);
+        expect(numberResults.min).toBeGreaterThanOrEqual(1);
+        if (referenceImages.min > 0) {
+          expect(fields(model, { ...base, reference_images: refs(referenceImages.min - 1) })).toContain('reference_images');
+        }
+        expect(fields(model, { ...base, number_results: numberResults.min - 1 })).toContain('number_results');
       }),
       { numRuns: 300 },
     );

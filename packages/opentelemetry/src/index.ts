@@ -1,14 +1,18 @@
 /**
- * `@mediagen/opentelemetry`: OpenTelemetry spans for the MediaGen client. One span per call
- * (`mediagen.generations.create`, `.get`, `.wait`, `.run`) and, nested under it, one per HTTP
- * attempt (`mediagen.http POST /api/v1/generate`, with `mediagen.attempt`). Built on the
- * client's own `fetch` and `onRetry` options: core imports nothing of OpenTelemetry, so apps
- * without it pay nothing. Attributes are what a person debugging needs (model, generation id,
- * request id, attempt, status, credits); never a header, the API key, or a link's query.
+ * `@mediagen/opentelemetry`: OpenTelemetry spans for the MediaGen client, its webhook receiver
+ * and its generation ledger. One span per call (`mediagen.generations.create`, `.get`, `.wait`,
+ * `.run`) and, nested under it, one per HTTP attempt (`mediagen.http POST /api/v1/generate`,
+ * with `mediagen.attempt`); `mediagen.webhook.receive` with its `mediagen.webhook.verify`;
+ * `mediagen.ledger.reconcile` per reconciler pass. Built on the options core offers any
+ * observer (`fetch`, `onRequest`, `onVerify`, the reconcile report): core imports nothing of
+ * OpenTelemetry, so apps without it pay nothing. Attributes are what a person debugging needs
+ * (model, generation id, request id, attempt, idempotency key, status, credits); never a header,
+ * the API key, a webhook secret or signature, or a link's query.
  */
-import type { ClientOptions, MediaGenClient, RetryInfo } from '@mediagen/core';
-import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import type { ClientOptions, MediaGenClient, RequestHookInfo, RetryInfo } from '@mediagen/core';
+import { type Attributes, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { routeOf } from './route';
+import { tracerOf } from './tracer';
 
 export { routeOf } from './route';
 
@@ -17,38 +21,38 @@ export interface TelemetryOptions {
   tracer?: Tracer;
   /** The fetch the spans wrap. Default: the global fetch, looked up per call. */
   fetch?: typeof fetch;
+  /** Your own `onRequest`, still called. */
+  onRequest?: (info: RequestHookInfo) => unknown;
   /** Your own `onRetry`, still called. */
   onRetry?: (info: RetryInfo) => void;
 }
-
-const NAME = '@mediagen/opentelemetry';
 
 /**
  * Client options that trace each HTTP attempt: `new MediaGenClient({ ...mediagenTelemetry() })`.
  * Pair with `instrument(client)` for the per-call parent spans.
  */
-export function mediagenTelemetry(options: TelemetryOptions = {}): Pick<ClientOptions, 'fetch' | 'onRetry'> {
-  const tracer = options.tracer ?? trace.getTracer(NAME);
-  // The attempt number of the next send of a call, keyed by the call's span: set by onRetry.
-  const nextAttempt = new WeakMap<Span, number>();
-  const onRetry = (info: RetryInfo): void => {
-    const parent = trace.getActiveSpan();
-    if (parent) nextAttempt.set(parent, info.attempt + 1);
-    options.onRetry?.(info);
+export function mediagenTelemetry(options: TelemetryOptions = {}): Pick<ClientOptions, 'fetch' | 'onRequest' | 'onRetry'> {
+  const tracer = tracerOf(options.tracer);
+  // The client calls onRequest synchronously just before each API attempt's fetch: the attempt
+  // handed over here is the one the next fetch sends. A fetch with none is an output-link download.
+  let sending: RequestHookInfo | undefined;
+  const onRequest = (info: RequestHookInfo): unknown => {
+    sending = info;
+    return options.onRequest?.(info);
   };
   const traced: typeof fetch = async (input, init) => {
+    const attempt = sending;
+    sending = undefined;
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
     const route = routeOf(url);
-    const parent = trace.getActiveSpan();
-    const attempt = (parent && nextAttempt.get(parent)) ?? 1;
-    if (parent) nextAttempt.delete(parent);
     const attributes: Attributes = {
       'http.request.method': method,
       'url.template': route,
       'server.address': url.hostname,
-      'mediagen.attempt': attempt,
+      'mediagen.attempt': attempt?.attempt ?? 1,
     };
+    if (attempt?.idempotencyKey !== undefined) attributes['mediagen.idempotency_key'] = attempt.idempotencyKey;
     return tracer.startActiveSpan(`mediagen.http ${method} ${route}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
         const response = await (options.fetch ?? globalThis.fetch)(input, init);
@@ -66,7 +70,7 @@ export function mediagenTelemetry(options: TelemetryOptions = {}): Pick<ClientOp
       }
     });
   };
-  return { fetch: traced, onRetry };
+  return { fetch: traced, onRequest, ...(options.onRetry ? { onRetry: options.onRetry } : {}) };
 }
 
 const CALLS = ['create', 'get', 'wait', 'run'] as const;
@@ -77,7 +81,7 @@ const CALLS = ['create', 'get', 'wait', 'run'] as const;
  * status to the error's code. Returns the same client.
  */
 export function instrument<C extends MediaGenClient>(client: C, options: Pick<TelemetryOptions, 'tracer'> = {}): C {
-  const tracer = options.tracer ?? trace.getTracer(NAME);
+  const tracer = tracerOf(options.tracer);
   // Replaced on the instance: run() calls this.create and this.get, so its own calls nest.
   const generations = client.generations as unknown as Record<(typeof CALLS)[number], (...args: unknown[]) => Promise<unknown>>;
   for (const call of CALLS) {
@@ -122,4 +126,5 @@ function resultAttributes(result: unknown): Attributes {
   return attributes;
 }
 
-export { traceWebhook } from './webhook';
+export { traceLedger } from './ledger';
+export { traceWebhook, webhookTelemetry } from './webhook';

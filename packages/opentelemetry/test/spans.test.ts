@@ -1,30 +1,14 @@
-import { MediaGenClient } from '@mediagen/core';
+import { MediaGenClient, RESPONSE } from '@mediagen/core';
 import { createWebhookHandler } from '@mediagen/core/server';
 import { createEmulator } from '@mediagen/emulator';
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { instrument, mediagenTelemetry, traceWebhook } from '../src/index';
+import { byStart, childrenOf, parentOf, spanText, tracing } from './support/tracing';
 
 const API_KEY = 'svc_live_otel_secret_key_1234';
 const WEBHOOK_SECRET = 'whsec_otel_secret_5678';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const tracer = provider.getTracer('test');
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-});
-afterAll(() => {
-  contextManager.disable();
-  context.disable();
-});
-
-const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
-const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) =>
-  spans.filter((s) => parentOf(s) === parent.spanContext().spanId && s.spanContext().traceId === parent.spanContext().traceId);
+const { exporter, tracer } = tracing();
 
 describe('@mediagen/opentelemetry: the span tree of one run() with one retry', () => {
   it('run > create > attempt (500), attempt (202); run > status reads; a webhook receive span; no secret anywhere', async () => {
@@ -84,7 +68,6 @@ describe('@mediagen/opentelemetry: the span tree of one run() with one retry', (
       const create = underRun.find((s) => s.name === 'mediagen.generations.create');
       expect(create?.attributes).toMatchObject({ 'mediagen.model': 'image-fast', 'mediagen.generation_id': done.generation_id });
       if (!create) return;
-      const byStart = (a: ReadableSpan, b: ReadableSpan) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1];
       const attempts = childrenOf(spans, create).sort(byStart);
       // Validation reads the model list first, then the submit: its 500, then its resend.
       expect(attempts.map((s) => [s.name, s.attributes['mediagen.attempt'], s.attributes['http.response.status_code']])).toEqual([
@@ -93,6 +76,10 @@ describe('@mediagen/opentelemetry: the span tree of one run() with one retry', (
         ['mediagen.http POST /api/v1/generate', 2, 202],
       ]);
       for (const attempt of attempts) expect(attempt.attributes['mediagen.request_id']).toMatch(/\S/);
+      // The submit's key on both of its attempts (the resend bills nothing more); a read has none.
+      const key = attempts[1]?.attributes['mediagen.idempotency_key'];
+      expect(key).toMatch(/^[0-9a-f-]{36}$/);
+      expect(attempts.map((s) => s.attributes['mediagen.idempotency_key'])).toEqual([undefined, key, key]);
 
       // run() polls through get(): run > get > one attempt each, on the route template (no id in the name).
       const gets = underRun.filter((s) => s.name === 'mediagen.generations.get');
@@ -109,10 +96,52 @@ describe('@mediagen/opentelemetry: the span tree of one run() with one retry', (
       expect(receives.some((s) => s.attributes['http.response.status_code'] === 200)).toBe(true);
 
       // Nothing secret in any name or attribute: not the key, not the webhook secret, no link query.
-      const text = JSON.stringify(spans.map((s) => [s.name, s.attributes, s.status]));
+      const text = spanText(spans);
       expect(text).not.toContain(API_KEY);
       expect(text).not.toContain(WEBHOOK_SECRET);
       expect(text).not.toMatch(/authorization|signature|\?/i);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('attempts are numbered from the client itself: right without instrument(), and under one parent shared by concurrent calls', async () => {
+    exporter.reset();
+    const emu = createEmulator({
+      config: { timeScale: 0.001, accounts: [{ id: 'acct_otel2', tier: 'pro', balance: 1_000, keys: [{ key: API_KEY }] }] },
+    });
+    try {
+      await emu.faults.add({ endpoint: 'generate', count: 2, status: 500 });
+      const client = new MediaGenClient({
+        apiKey: API_KEY,
+        baseUrl: emu.url,
+        validate: false,
+        ...mediagenTelemetry({ tracer, fetch: emu.fetch }),
+      });
+      // Two submits at once under one span of the app's: each counts its own attempts.
+      const [a, b] = await tracer.startActiveSpan('app.batch', async (span) => {
+        try {
+          return await Promise.all([
+            client.generations.create({ model: 'image-fast', prompt: 'a' }),
+            client.generations.create({ model: 'image-fast', prompt: 'b' }),
+          ]);
+        } finally {
+          span.end();
+        }
+      });
+      const submits = exporter.getFinishedSpans().filter((s) => s.name === 'mediagen.http POST /api/v1/generate');
+      const attemptsOf = (key: unknown) =>
+        submits
+          .filter((s) => s.attributes['mediagen.idempotency_key'] === key)
+          .map((s) => [s.attributes['mediagen.attempt'], s.attributes['http.response.status_code']]);
+      // Whichever attempts met the two injected 500s, each submit numbers its own 1, 2, … and
+      // ends with its 202 (the old count, kept per parent span, mixed the two up).
+      const both = [attemptsOf(a[RESPONSE].idempotencyKey), attemptsOf(b[RESPONSE].idempotencyKey)];
+      for (const attempts of both) {
+        expect(attempts.map(([attempt]) => attempt)).toEqual(attempts.map((_, i) => i + 1));
+        expect(attempts.map(([, status]) => status)).toEqual([...attempts.slice(1).map(() => 500), 202]);
+      }
+      expect(both.flat().filter(([, status]) => status === 500)).toHaveLength(2);
     } finally {
       await emu.close();
     }

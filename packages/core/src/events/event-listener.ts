@@ -1,3 +1,4 @@
+import { isTerminal } from '../resources/normalize';
 import type { Generation } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
 import type { GenerationEvents } from './generation-events';
@@ -38,7 +39,7 @@ export function listenForTerminalEvent(
   const listener = (candidate: WebhookEvent) => {
     const data = candidate?.data;
     if (generation || data?.generation_id !== generationId) return;
-    if (data.status !== 'completed' && data.status !== 'failed') return;
+    if (!isTerminal(data)) return;
     generation = generationFromEvent(data);
     ended.abort();
   };

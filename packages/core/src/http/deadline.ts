@@ -17,7 +17,7 @@ export class Deadline {
   readonly #timer: ReturnType<typeof setTimeout>;
   readonly #onAbort: (() => void) | undefined;
   readonly #caller: AbortSignal | undefined;
-  readonly closesAt: number;
+  declare readonly closesAt: number;
   expired = false;
   pending = 1;
   joined = 1;

@@ -20,6 +20,8 @@ type Line = (message: string) => void;
 export interface RequestLog {
   readonly debug: Line | undefined;
   readonly info: Line | undefined;
+  /** A request hook of the app's that threw. */
+  readonly warn: Line | undefined;
 }
 
 const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
@@ -28,10 +30,10 @@ const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
 export function createRequestLog(level: string, logger: Logger, secrets: readonly string[]): RequestLog {
   const rank = LEVELS.indexOf(level.toLowerCase() as LogLevel);
   if (rank < 0) throw new ConfigurationError(`logLevel must be one of ${LEVELS}.`);
-  const line = (at: 'debug' | 'info'): Line | undefined => {
+  const line = (at: keyof RequestLog): Line | undefined => {
     if (LEVELS.indexOf(at) < rank) return undefined;
     const write = logger[at];
     return typeof write === 'function' ? (message) => write.call(logger, `[mediagen] ${redact(message, secrets)}`) : undefined;
   };
-  return { debug: line('debug'), info: line('info') };
+  return { debug: line('debug'), info: line('info'), warn: line('warn') };
 }

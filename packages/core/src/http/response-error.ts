@@ -9,9 +9,10 @@ import {
   RateLimitError,
   ServerError,
 } from '../errors';
-import { str } from '../params/read';
-import { type ErrorBody, HEADERS } from '../types';
+import { dict, str } from '../params/read';
+import type { ErrorBody } from '../types';
 import { cap } from '../util/redact';
+import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from './header-names';
 import { DEFAULT_WAITS, parseRetryAfter } from './retry-after';
 
 /** Earlier forms of a code that the contract still tolerates, mapped to the current code. */
@@ -32,7 +33,7 @@ export function errorFromResponse(status: number, headers: Headers, text: string
   const body = parseErrorBody(text);
   const rawCode = str(body?.error);
   const code = rawCode ? cap(LEGACY_CODES.get(rawCode) ?? rawCode, CODE_MAX) : `HTTP_${status}`;
-  const requestId = str(body?.request_id) ?? headers.get(HEADERS.requestId) ?? undefined;
+  const requestId = str(body?.request_id) ?? headers.get(REQUEST_ID_HEADER) ?? undefined;
   const message = str(body?.message);
   const detail = message !== undefined ? cap(message, DETAIL_MAX) : body ? undefined : describeNonJson(headers, text);
   const summary = `${status} ${code}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${cap(requestId, CODE_MAX)})` : ''}`;
@@ -45,7 +46,7 @@ export function errorFromResponse(status: number, headers: Headers, text: string
     body: body ?? text.slice(0, SNIPPET_SCAN),
     retryable: status === 409 || status === 429 || status >= 500,
     // The service's `Retry-After`, else the contract's wait for the code or the status.
-    retryAfterMs: parseRetryAfter(headers.get(HEADERS.retryAfter)) ?? DEFAULT_WAITS[code] ?? DEFAULT_WAITS[status],
+    retryAfterMs: parseRetryAfter(headers.get(RETRY_AFTER_HEADER)) ?? DEFAULT_WAITS[code] ?? DEFAULT_WAITS[status],
   };
 
   if (status === 404 || code === 'NOT_FOUND') return new NotFoundError(summary, init);
@@ -78,12 +79,11 @@ export function parseErrorBody(text: string): ErrorBody | undefined {
   } catch {
     return undefined; // Not JSON: a proxy's page, for example. Described by the caller.
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const error = (value as { error?: unknown }).error;
+  const error = dict(value)?.error;
   if (typeof error === 'string') return value as ErrorBody;
   // An earlier or foreign shape (`{error: {code, message}}`): keep what is recognisable.
-  const nested = typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : undefined;
-  if (nested && typeof nested.code === 'string') {
+  const nested = dict(error);
+  if (typeof nested?.code === 'string') {
     return { ...(value as object), error: nested.code, message: str(nested.message) ?? '' } as ErrorBody;
   }
   return undefined;

@@ -1,4 +1,5 @@
-import { HEADERS } from '../types';
+import { text } from '../params/read';
+import { CREDITS_BALANCE_HEADER, RATE_LIMIT_REMAINING_HEADER, REQUEST_ID_HEADER } from './header-names';
 
 /** What every response says beside its body. */
 export interface ResponseMeta {
@@ -11,11 +12,10 @@ export interface ResponseMeta {
 }
 
 export function readMeta(headers: Headers, body: unknown): ResponseMeta {
-  const bodyId = (body as { request_id?: unknown } | null)?.request_id;
   return {
-    requestId: headers.get(HEADERS.requestId) ?? (typeof bodyId === 'string' ? bodyId : undefined),
-    rateLimitRemaining: parseCount(headers.get(HEADERS.rateLimitRemaining)),
-    creditsBalance: parseCount(headers.get(HEADERS.creditsBalance)),
+    requestId: headers.get(REQUEST_ID_HEADER) ?? text((body as { request_id?: unknown } | null)?.request_id),
+    rateLimitRemaining: parseCount(headers.get(RATE_LIMIT_REMAINING_HEADER)),
+    creditsBalance: parseCount(headers.get(CREDITS_BALANCE_HEADER)),
   };
 }
 

@@ -2,6 +2,7 @@ import { AbortError, APIError, ConnectionError, type MediaGenError, TimeoutError
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { Deadlines } from './deadline';
+import { IDEMPOTENCY_KEY_HEADER } from './header-names';
 import type { RequestLog } from './log';
 import { ERROR_BODY_MAX, readText, SUCCESS_BODY_MAX } from './read-text';
 import { errorFromResponse } from './response-error';
@@ -15,9 +16,11 @@ export interface TransportConfig {
   timeoutMs: number;
   fetch: typeof fetch;
   /** Resend `429 CONCURRENCY_LIMIT` after a wait. Off by default: the spec says the excess returns at once. */
-  retryConcurrencyLimit: boolean;
+  retryConcurrencyLimit?: boolean | undefined;
   /** Called before each resend; lets tests and apps observe retries. */
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  onRequest?: ((info: RequestHookInfo) => unknown) | undefined;
+  onResponse?: ((info: ResponseHookInfo) => unknown) | undefined;
   /** Sent on every request (`mediagen-core/<version> <runtime>/<version>`). */
   userAgent: string;
   log: RequestLog;
@@ -29,6 +32,31 @@ export interface RetryInfo {
   error: MediaGenError;
   method: string;
   path: string;
+}
+
+/** What `onRequest` sees of one HTTP attempt (each resend is an attempt of its own). */
+export interface RequestHookInfo {
+  method: string;
+  /** The API URL (never an output link: its query is a credential, and downloads are not hooked). */
+  url: string;
+  /** 1 for the first send, 2 for the first resend, … */
+  attempt: number;
+  /** The `Idempotency-Key`, the same on every attempt of a call (every submit has one). */
+  idempotencyKey: string | undefined;
+  /** A copy of the headers sent, without `Authorization`: changing it changes nothing sent. */
+  headers: Record<string, string>;
+}
+
+/** What `onResponse` sees once an attempt is over, answered or not. */
+export interface ResponseHookInfo extends Omit<RequestHookInfo, 'headers'> {
+  /** The HTTP status; undefined when no response came (connection failure, timeout, abort). */
+  status: number | undefined;
+  /** The response's `X-Request-Id` (or its body's `request_id`): quote it to support. */
+  requestId: string | undefined;
+  /** From the send to the answer read, body included. */
+  elapsedMs: number;
+  /** What the attempt throws (a 4xx/5xx, an unusable body, no response); undefined on success. */
+  error: MediaGenError | undefined;
 }
 
 export interface RequestOptions {
@@ -92,7 +120,7 @@ export class Transport {
         headers['content-type'] = 'application/json';
         payload = JSON.stringify(req.body);
       }
-      if (req.idempotencyKey !== undefined) headers['idempotency-key'] = req.idempotencyKey;
+      if (req.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = req.idempotencyKey;
     }
     const url = this.#config.baseUrl + req.path;
     const log = this.#config.log;
@@ -100,9 +128,8 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       let error: MediaGenError;
       let delayMs: number;
-      log.debug?.(`${req.method} ${req.path} attempt ${attempt}`);
       try {
-        return await this.#attempt<T>(url, req, headers, payload);
+        return await this.#attempt<T>(url, req, headers, payload, attempt);
       } catch (caught) {
         // An abort is not retryable, so it is thrown below like any error not to resend.
         error = caught as MediaGenError;
@@ -119,12 +146,29 @@ export class Transport {
     }
   }
 
-  async #attempt<T>(url: string, req: Request, headers: Record<string, string>, payload: string | undefined): Promise<Response<T>> {
+  async #attempt<T>(
+    url: string,
+    req: Request,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    attempt: number,
+  ): Promise<Response<T>> {
     const callerSignal = req.signal;
     if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
     const deadline = this.#deadlines.start(req.timeoutMs, callerSignal);
     const log = this.#config.log;
-    const started = log.debug ? Date.now() : 0;
+    const what = `${req.method} ${req.path}`;
+    const info = { method: req.method, url, attempt, idempotencyKey: req.idempotencyKey };
+    log.debug?.(`${what} attempt ${attempt}`);
+    // A copy without the key: a hook that logs what it is given never logs the secret. Called
+    // synchronously right before `fetch` (@mediagen/opentelemetry hands the attempt to its
+    // fetch span so): nothing may be awaited between the two.
+    const { authorization: _, ...visible } = headers;
+    this.#notify('onRequest', { ...info, headers: visible });
+    const started = Date.now();
+    let status: number | undefined;
+    let requestId: string | undefined;
+    let error: MediaGenError | undefined;
 
     try {
       const response = await this.#config.fetch(url, {
@@ -133,43 +177,58 @@ export class Transport {
         body: payload,
         signal: deadline.signal,
       });
+      status = response.status;
       // The body is read inside the same timeout and abort scope: a connection that drops
       // mid-body is a connection failure, and is retried like one.
       if (response.ok) {
         const text = await readText(response, SUCCESS_BODY_MAX);
         const data: unknown = text === undefined ? undefined : text ? JSON.parse(text) : {};
         const meta = readMeta(response.headers, data);
-        log.debug?.(`${req.method} ${req.path} ${response.status} ${meta.requestId} ${Date.now() - started} ms`);
+        requestId = meta.requestId;
         const problem = text === undefined ? 'an oversized body' : req.expect?.(data);
         if (problem !== undefined) {
           // Not retried: the same request would get the same answer. (A `create` failing so
           // carries its idempotency key, so resending it is safe.)
-          const message = `${req.method} ${req.path} answered ${response.status} with ${problem} (is baseUrl right?)`;
-          throw new APIError(message, { status: response.status, code: 'INVALID_RESPONSE', requestId: meta.requestId });
+          const message = `${what} answered ${status} with ${problem} (is baseUrl right?)`;
+          throw new APIError(message, { status, code: 'INVALID_RESPONSE', requestId });
         }
-        return { data: data as T, status: response.status, meta };
+        return { data: data as T, status, meta };
       }
       // Bounded: only the head of an error body matters, and the rest is never buffered.
       const text = redact((await readText(response, ERROR_BODY_MAX, true)) ?? '', this.#secrets);
-      const error = errorFromResponse(response.status, response.headers, text);
-      log.debug?.(`${req.method} ${req.path} ${response.status} ${error.requestId} ${Date.now() - started} ms: ${error.code}`);
-      throw error;
+      throw errorFromResponse(status, response.headers, text);
     } catch (caught) {
-      // The service's own answer (an error status, an unusable 2xx), already typed.
-      if (caught instanceof APIError) throw caught;
-      if (callerSignal?.aborted) throw new AbortError(undefined, callerSignal.reason);
-      const failure = this.#failure(req, caught, deadline.expired, req.timeoutMs ?? this.#config.timeoutMs);
-      log.debug?.(`${req.method} ${req.path} ${failure.code} ${Date.now() - started} ms`);
-      throw failure;
+      // The service's own answer (an error status, an unusable 2xx) is already typed.
+      error =
+        caught instanceof APIError
+          ? caught
+          : callerSignal?.aborted
+            ? new AbortError(undefined, callerSignal.reason)
+            : this.#failure(what, caught, deadline.expired, req.timeoutMs ?? this.#config.timeoutMs);
+      requestId = error.requestId;
+      throw error;
     } finally {
       deadline.end();
+      const elapsedMs = Date.now() - started;
+      // One line and one hook call per attempt, however it ended.
+      log.debug?.(`${what} ${status ?? '-'} ${requestId ?? '-'} ${elapsedMs} ms${error ? `: ${error.code}` : ''}`);
+      this.#notify('onResponse', { ...info, status, requestId, elapsedMs, error });
     }
   }
 
+  /**
+   * Calls an app's hook so that nothing it does reaches the request: a throw (or an async
+   * hook's rejection) is logged at `warn` and otherwise ignored, so a broken hook can never
+   * fail a call, or make the transport resend a submit that was billed.
+   */
+  #notify<K extends 'onRequest' | 'onResponse'>(name: K, info: Parameters<NonNullable<TransportConfig[K]>>[0]): void {
+    const hook = this.#config[name] as ((info: unknown) => unknown) | undefined;
+    if (hook) (async () => hook(info))().catch((error) => this.#config.log.warn?.(`${name} threw: ${describe(error)}`));
+  }
+
   /** The error for an attempt that got no usable answer; nothing secret survives into it. */
-  #failure(req: Request, caught: unknown, timedOut: boolean, timeoutMs: number): MediaGenError {
+  #failure(what: string, caught: unknown, timedOut: boolean, timeoutMs: number): MediaGenError {
     const cause = sanitizeCause(caught, this.#secrets);
-    const what = `${req.method} ${req.path}`;
     if (timedOut) return new TimeoutError(`${what} timed out after ${timeoutMs} ms.`, cause);
     if (caught instanceof SyntaxError) return new ConnectionError(`${what} answered a 2xx body that is not JSON.`, cause);
     return new ConnectionError(redact(`${what} failed: ${describe(caught)}`, this.#secrets), cause);

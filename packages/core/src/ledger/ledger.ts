@@ -77,6 +77,8 @@ export interface ReconcileReport {
   resent: number;
   /** Terminal states handed to `onTerminal`. */
   notified: number;
+  /** Failures reported to `onError` while this pass followed its records (a resend or read that failed, a handover that threw). */
+  errors: number;
 }
 
 export interface GenerationLedger {
@@ -132,7 +134,11 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   /** Records whose terminal state this instance is handing over right now. */
   const notifying = new Set<string>();
   const confirmed = new ConfirmedLinks(options.confirmedLinksMax);
+  /** The report of the pass following each record right now, so its handovers and failures are counted there. */
+  const following = new Map<string, ReconcileReport>();
   const report = (error: unknown, record?: GenerationRecord) => {
+    const pass = record && following.get(record.key);
+    if (pass) pass.errors++;
     try {
       options.onError?.(error, record && viewOf(record));
     } catch {
@@ -205,7 +211,11 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     if (record.notified || notifying.has(record.key)) return false;
     notifying.add(record.key);
     try {
-      return await notifyLeased(record);
+      const handed = await notifyLeased(record);
+      // Counted by the pass following the record, whichever path got here (a poll's advance too).
+      const pass = following.get(record.key);
+      if (handed && pass) pass.notified++;
+      return handed;
     } finally {
       notifying.delete(record.key);
     }
@@ -289,7 +299,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
 
   async function follow(record: GenerationRecord, counts: ReconcileReport): Promise<void> {
     if (isTerminalStatus(record.status)) {
-      if (await notify(record)) counts.notified++;
+      await notify(record);
       return;
     }
     if (record.status === 'submitting' || !record.generation_id) {
@@ -314,7 +324,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
             ? undefined
             : { status: 'failed', unavailable: true, error: { code: 'NOT_FOUND', message: error.message, retryable: false } },
         );
-        if (gone?.status === 'failed' && (await notify(gone))) counts.notified++;
+        if (gone?.status === 'failed') await notify(gone);
         return;
       }
       report(error, record);
@@ -422,17 +432,19 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
 
     async reconcile() {
       const due = await store.due(now(), batch);
-      const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0 };
+      const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0, errors: 0 };
       await Promise.all(
         due.map(async (candidate) => {
           if (!(await store.claim(candidate.key, me, now() + leaseMs, now()))) return;
           counts.followed++;
+          following.set(candidate.key, counts);
           try {
             const record = await store.get(candidate.key);
             if (record) await follow(record, counts);
           } catch (error) {
             report(error, candidate);
           } finally {
+            if (following.get(candidate.key) === counts) following.delete(candidate.key);
             await store.release(candidate.key, me).catch(() => {});
           }
         }),

@@ -1,16 +1,8 @@
 import type { ParamsIssue } from '../errors';
-import {
-  NEGATIVE_PROMPT_MAX,
-  NUMBER_RESULTS_MAX,
-  NUMBER_RESULTS_MIN,
-  NUMBER_RESULTS_UNLISTED_MAX,
-  PROMPT_MAX,
-  REFERENCE_IMAGES_MAX,
-  SEED_MAX,
-  SEED_MIN,
-} from '../limits';
+import { NEGATIVE_PROMPT_MAX, SEED_MAX, SEED_MIN } from '../limits';
 import type { Model } from '../types';
 import { INPUT_FIELDS, PARAM_KEYS, SIZE_PATTERN, splitRatioTag } from '../wire/params';
+import { numberResultsRange, promptMaxOf, referenceImagesRange } from './limit-rules';
 import { type Dict, dict, label, list, lower, num } from './read';
 
 type Add = (field: string, code: string, message: string) => void;
@@ -66,9 +58,8 @@ export function validateParams(model: Model, params: object): ParamsIssue[] {
 
 /** Rules 5 and 14: prompt and negative_prompt lengths, and MISSING_PROMPT. */
 function checkText(p: Dict, m: Dict, promptSpec: Dict | undefined, add: Add): void {
-  const max = Math.min(PROMPT_MAX, num(m.prompt_max_chars) ?? PROMPT_MAX, num(promptSpec?.max_length) ?? PROMPT_MAX);
   for (const [field, limit] of [
-    ['prompt', max],
+    ['prompt', promptMaxOf(m, promptSpec)],
     ['negative_prompt', NEGATIVE_PROMPT_MAX],
   ] as const) {
     const value = p[field];
@@ -106,8 +97,7 @@ function checkInputs(p: Dict, add: Add): void {
 /** Rule 1: a whole number in the model's range; the range is 1..1 when the list gives none. */
 function checkNumberResults(value: unknown, s: Dict | undefined, add: Add): void {
   if (value === undefined) return;
-  const min = Math.max(NUMBER_RESULTS_MIN, num(s?.min) ?? NUMBER_RESULTS_MIN);
-  const max = Math.min(num(s?.max) ?? NUMBER_RESULTS_UNLISTED_MAX, NUMBER_RESULTS_MAX);
+  const { min, max } = numberResultsRange(s);
   if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
     add('number_results', 'INVALID_NUMBER_RESULTS', `number_results must be ${min} to ${max}`);
   }
@@ -138,8 +128,8 @@ function checkValue(key: string, value: unknown, s: Dict, add: Add): unknown {
       return add(key, 'INVALID_TYPE', `${key} must be a boolean`);
     case 'reference_images': {
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return add(key, 'INVALID_TYPE', `${key} must be a string[]`);
-      const max = Math.min(num(s.max) ?? REFERENCE_IMAGES_MAX, REFERENCE_IMAGES_MAX);
-      if (!range(value.length, num(s.min) ?? 0, max)) return undefined;
+      const { min, max } = referenceImagesRange(s);
+      if (!range(value.length, min, max)) return undefined;
       if (!value.every(isHttps)) return add(key, 'INVALID_VALUE', `${key} must be https URLs`);
       return value;
     }

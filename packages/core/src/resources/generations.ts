@@ -14,6 +14,7 @@ import { ERROR_BODY_MAX, readText } from '../http/read-text';
 import { errorFromResponse } from '../http/response-error';
 import { type ResponseMeta, type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
+import { text } from '../params/read';
 import type { TypedGenerateParams } from '../params/registry';
 import { validateParams } from '../params/validate';
 import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
@@ -241,7 +242,7 @@ export class Generations {
     try {
       return await this.#poll(id, options, false);
     } catch (error) {
-      throw attachSubmit(error, { generationId: typeof id === 'string' ? id : undefined });
+      throw attachSubmit(error, { generationId: text(id) });
     }
   }
 

@@ -64,9 +64,9 @@ export class Models {
     this.#cached = undefined;
   }
 
+  /** `list` passed `expectModelList`: its `models` is an array of entries with a slug. */
   #store(list: ModelList): void {
-    const models = Array.isArray(list.models) ? list.models : [];
-    this.#cached = { list, bySlug: new Map(models.map((m) => [m.slug, m])), at: Date.now() };
+    this.#cached = { list, bySlug: new Map(list.models.map((m) => [m.slug, m])), at: Date.now() };
     this.#onList?.(list);
   }
 }

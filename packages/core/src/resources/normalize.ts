@@ -1,3 +1,4 @@
+import { text } from '../params/read';
 import type { Generation, GenerationError } from '../types';
 
 /**
@@ -10,7 +11,7 @@ export function normalizeGeneration(raw: Generation): Generation {
     const legacy = raw as Generation & { message?: unknown };
     const normalized: GenerationError = {
       code: error,
-      message: typeof legacy.message === 'string' ? legacy.message : '',
+      message: text(legacy.message) ?? '',
       retryable: false,
     };
     raw.error = normalized;

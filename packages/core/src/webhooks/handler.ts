@@ -61,8 +61,25 @@ export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookC
   waitUntil?(promise: Promise<unknown>, request: Request): void;
   /** Observes failures (bad signatures, handler errors, late errors after the answer). */
   onError?(error: unknown, event?: WebhookEvent): void;
+  /**
+   * Observes each signature check once it is over (tracing, metrics: `@mediagen/opentelemetry`'s
+   * `webhookTelemetry()` sets it). Called in the delivery's own async context, before the event
+   * is handled; never given the secrets, the signature or the body. A throw is ignored.
+   */
+  onVerify?(info: WebhookVerifyInfo): void;
   /** Adds the adapter's own fields (its framework request) to the context `onEvent` gets. */
   context?(base: WebhookContext): Context;
+}
+
+/** What `onVerify` sees of one signature check. */
+export interface WebhookVerifyInfo {
+  /** The verified event; undefined when the delivery was refused. */
+  event: VerifiedWebhookEvent | undefined;
+  /** Why it was refused (a `WebhookVerificationError`: `WEBHOOK_SIGNATURE_INVALID`, …); undefined when verified. */
+  error: unknown;
+  /** When the check began (epoch ms) and how long it took. */
+  startedAt: number;
+  elapsedMs: number;
 }
 
 /** A webhook receiver: a Web `Request` in, the answer the service's retry rules expect out. */
@@ -159,6 +176,14 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
       return webhookRefusal(error === BODY_TIMEOUT ? 'WEBHOOK_BODY_TIMEOUT' : 'WEBHOOK_BODY_UNREADABLE');
     }
     let event: VerifiedWebhookEvent;
+    const startedAt = Date.now();
+    const verified = (info: Pick<WebhookVerifyInfo, 'event' | 'error'>) => {
+      try {
+        options.onVerify?.({ ...info, startedAt, elapsedMs: Date.now() - startedAt });
+      } catch {
+        // An observer's own failure must not change the answer.
+      }
+    };
     try {
       const headers = request.headers;
       event = await verifyWebhookWith(hmac, {
@@ -168,7 +193,9 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
         event: headers.get(HEADERS.event),
         deliveryId: headers.get(HEADERS.deliveryId),
       });
+      verified({ event, error: undefined });
     } catch (error) {
+      verified({ event: undefined, error });
       report(error);
       const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
       const { status, next } = errorCodeInfo(code) ?? ERROR_CODES.WEBHOOK_SIGNATURE_INVALID;

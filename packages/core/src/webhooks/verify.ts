@@ -1,5 +1,6 @@
 import { createHmac, encoder, type Hmac, toHex } from '../crypto/hmac';
 import { WebhookVerificationError } from '../errors';
+import { text } from '../params/read';
 import type { CompletedWebhookPayload, FailedWebhookPayload, WebhookPayload } from '../types';
 import { isParsedBody, RAW_BODY_HELP } from './raw-body';
 
@@ -137,15 +138,14 @@ function checkPayload(data: unknown): WebhookPayload | Record<string, unknown> {
     ...body,
     output_url: null,
     output_urls: null,
-    error_message: typeof message === 'string' ? message : '',
+    error_message: text(message) ?? '',
     retryable: retryable === true,
   } as FailedWebhookPayload;
 }
 
 /** One header value; a repeated header (Node gives an array) counts as its first value. */
 function single(value: HeaderValue): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
+  return text(Array.isArray(value) ? value[0] : value);
 }
 
 /** `sha256=<hex>` of `body` under `secret`: what the service sends; for tests and the emulator. */

@@ -1,11 +1,11 @@
-import { API_PREFIX } from '../types';
-
 /**
  * The signed output link's path (spec: Output links), stated once:
  * `/api/v1/output/<generation_id>/<expiry_epoch_seconds>/<signature>/<index>/<filename>`.
  * The emulator builds and routes links with these; core's `parseOutputLink` reads them.
  */
-export const OUTPUT_LINK_PREFIX = `${API_PREFIX}/output/`;
+// A literal, like the pattern below (test/wire-links.test.ts holds both to API_PREFIX): built
+// from API_PREFIX, a bundler keeps it in every app that imports the client, used or not.
+export const OUTPUT_LINK_PREFIX = '/api/v1/output/';
 
 export interface OutputLinkParts {
   generationId: string;
