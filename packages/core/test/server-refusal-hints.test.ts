@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MediaGenClient, signWebhook } from '../src/index';
 import { createApiHandler, createMediaGenHandler } from '../src/server';
-import { NO_SUCH_ROUTE_NEXT } from '../src/server/route-error';
 import { ERROR_CODES } from '../src/wire';
+import { NO_SUCH_ROUTE_NEXT } from '../src/wire/error-codes';
 import { memorySource } from './support/memory-source';
 
 /** Nothing here reaches a service: refusals answer before any call (a closed port, should one slip). */

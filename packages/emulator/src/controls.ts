@@ -1,3 +1,4 @@
+import { NO_SUCH_ROUTE_NEXT } from '@mediagen/core/wire';
 import { FAULTS_MAX, MAX_CLOCK_OFFSET_MS } from './bounds.js';
 import { type AccountStatus, STATUSES, TIERS, type Tier } from './config.js';
 import { EmulatorHttpError } from './errors.js';
@@ -233,7 +234,7 @@ export async function handleControl(s: EmulatorState, req: EmulatorRequest, path
       }
       throw new EmulatorHttpError(405, 'METHOD_NOT_ALLOWED', 'Use GET or PATCH.', {}, { allow: 'GET, PATCH' });
     }
-    throw new EmulatorHttpError(404, 'NOT_FOUND', `No control route ${method} ${path}.`);
+    throw new EmulatorHttpError(404, 'NOT_FOUND', `No control route ${method} ${path}.`, { next: NO_SUCH_ROUTE_NEXT });
   } catch (e) {
     if (e instanceof EmulatorHttpError) return toErrorReply(e);
     throw e;

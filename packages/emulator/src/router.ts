@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@mediagen/core/wire';
+import { type ErrorCode, NO_SUCH_ROUTE_NEXT } from '@mediagen/core/wire';
 import type { Account } from './accounts.js';
 import { getCredits, getGeneration, hashOf, hitRateLimit, listModels, parseSubmit, serveOutput, submit, submitHeaders } from './api.js';
 import { BODY_LIMIT } from './bounds.js';
@@ -86,7 +86,8 @@ async function dispatch(s: EmulatorState, req: EmulatorRequest, rid: string): Pr
     if (refusal) return answer(toErrorReply(refusal), rid);
     return answer(await handleControl(s, req, path, q < 0 ? '' : url.slice(q + 1), method), rid);
   }
-  const notFound = () => answer(toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`)), rid);
+  const notFound = () =>
+    answer(toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`, { next: NO_SUCH_ROUTE_NEXT })), rid);
   // The endpoints as the contract names them (`@mediagen/core/wire`), nothing restated here.
   const id = path.startsWith(`${GENERATIONS_PATH}/`) ? path.slice(GENERATIONS_PATH.length + 1) : undefined;
   const link = path.startsWith(OUTPUT_LINK_PREFIX) ? path.slice(OUTPUT_LINK_PREFIX.length).split('/') : undefined;

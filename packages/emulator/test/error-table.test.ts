@@ -1,3 +1,4 @@
+import { NO_SUCH_ROUTE_NEXT } from '@mediagen/core/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emu, emulator, expectErrorShape, KEY, proAccount, type Res } from './helpers.js';
 
@@ -77,12 +78,13 @@ const rows: Array<[number, string, () => Promise<Res>]> = [
     409,
     'IDEMPOTENT_REQUEST_IN_FLIGHT',
     async () => {
-      await emu.control('POST', '/faults', { endpoint: 'generate', delayMs: 200 });
-      const first = gen({ model: 'image-fast', prompt: 'a' }, 'svc_live_busy', { 'idempotency-key': 'row409' });
-      await new Promise((r) => setTimeout(r, 50));
-      const second = await gen({ model: 'image-fast', prompt: 'a' }, 'svc_live_busy', { 'idempotency-key': 'row409' });
-      await first;
-      return second;
+      // Two sends of one key at once, the first held by a delay fault: whichever arrives second
+      // meets the first in flight (no order assumed; 2 s is how far apart two sends may arrive).
+      await emu.control('POST', '/faults', { endpoint: 'generate', delayMs: 2_000 });
+      const send = () => gen({ model: 'image-fast', prompt: 'a' }, 'svc_live_busy', { 'idempotency-key': 'row409' });
+      const both = await Promise.all([send(), send()]);
+      expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
+      return both.find((r) => r.status === 409) as Res;
     },
   ],
   [429, 'RATE_LIMIT', () => fault({ endpoint: 'generate', status: 429 }, () => gen({ model: 'image-fast', prompt: 'x' }))],
@@ -112,6 +114,18 @@ describe('every row of the error table', () => {
       expectErrorShape(r);
     });
   }
+
+  it('an unknown route: 404 NOT_FOUND whose hint names routes, not a generation id', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/nope'],
+      ['POST', '/__emulator/nope'],
+    ] as const) {
+      const r = await emu.call(method, path, { key: null });
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ error: 'NOT_FOUND', next: NO_SUCH_ROUTE_NEXT });
+      expectErrorShape(r);
+    }
+  });
 
   it('retry hints: 409 Retry-After 3, 429 Retry-After, 503 PROVIDER_DOWN Retry-After 60', async () => {
     const r = await fault({ endpoint: 'generate', status: 503 }, () => gen({ model: 'image-fast', prompt: 'x' }));

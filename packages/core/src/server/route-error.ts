@@ -1,5 +1,5 @@
 import { APIError, InvalidRequestError, NotFoundError, PermissionDeniedError } from '../errors';
-import { ERROR_CODES, type ErrorCode } from '../wire/error-codes';
+import { ERROR_CODES, type ErrorCode, NO_SUCH_ROUTE_NEXT } from '../wire/error-codes';
 
 /**
  * A refusal of the app's routes as the SDK error a service answer of the same code would be
@@ -21,13 +21,6 @@ function withNext(code: ErrorCode, message: string, next: string, body: Record<s
 
 /** The one answer for a generation the asker may not see, whatever the reason (spec: 404, indistinguishable). */
 export const notFound = (): APIError => routeError('NOT_FOUND', 'No such generation.');
-
-/**
- * The `next` of a 404 for a route this handler does not have, or was not configured to serve.
- * The code stays `NOT_FOUND` (every 404 of the project has that one code), but its hint in the
- * code table is about a generation id, which such a request never named.
- */
-export const NO_SUCH_ROUTE_NEXT = 'Check the method and path against the routes this server serves (under its base path).';
 
 /** 404 for a route this handler does not have, or was not configured to serve: its hint names routes, not ids. */
 export const noSuchRoute = (message = 'No such route.'): APIError => withNext('NOT_FOUND', message, NO_SUCH_ROUTE_NEXT);

@@ -16,6 +16,13 @@ const retried = (status: number, next: string): ErrorCodeInfo => ({ status, retr
 const AUTH = 'Send the header "Authorization: Bearer <API_KEY>".';
 const RESEND = 'The service retries the delivery.';
 
+/**
+ * The `next` of a 404 for a route a server does not have (the emulator's, or the handler's when
+ * it was not configured to serve one). The code stays `NOT_FOUND` (every 404 of the project has
+ * that one code), but the code table's hint is about a generation id, which such a request never named.
+ */
+export const NO_SUCH_ROUTE_NEXT = 'Check the method and path against the routes this server serves (under its base path).';
+
 export const ERROR_CODES = {
   // The service's own codes (spec: Errors, Codes).
   AUTH_MISSING: permanent(401, AUTH),
