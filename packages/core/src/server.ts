@@ -7,6 +7,7 @@
 export { createMediaGenActions, DEFAULT_ALLOWED_PARAMS, type MediaGenActions, type SubmitInput } from './server/actions';
 export { type ApiHandler, type ApiHandlerOptions, createApiHandler } from './server/api-handler';
 export type { CorsOptions } from './server/cors';
+export { isRefusedDelivery } from './server/default-on-error';
 export { type ErrorReply, errorReply, errorResponse } from './server/error-reply';
 export { statusRank } from './server/event-stream';
 export { createMediaGenHandler, type MediaGenHandler } from './server/handler';

@@ -10,7 +10,7 @@ import {
   type WatchedServer,
   watchBodyDeadline,
 } from '@mediagen/core/node';
-import { createMediaGenHandler, type MediaGenHandler } from '@mediagen/core/server';
+import { createMediaGenHandler, isRefusedDelivery, type MediaGenHandler } from '@mediagen/core/server';
 import { APP_ROUTES } from '@mediagen/core/wire';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
@@ -65,7 +65,7 @@ export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApp
       ...routeOptions,
       client: this.client,
       basePath: routes ? this.#fullPath(routes.basePath) : '',
-      onError: this.options.onError ?? ((error) => this.#logger.error(describe(error))),
+      onError: this.options.onError ?? ((error) => this.#logDefault(error)),
       ...(webhook && { webhook: { ...webhookOptions, onEvent: (event, context) => this.handlers.dispatch(event, context) } }),
     });
     this.#handler = handler;
@@ -73,6 +73,12 @@ export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApp
     // The receiver sits at `webhook.path`, wherever the app wants it: it is the handler's webhook route.
     if (webhook) this.#webhook = createNodeHandler(handler, { url: () => `${handler.basePath}${APP_ROUTES.webhook}` });
     this.#wrapErrorHandler();
+  }
+
+  /** Nest's Logger as the default `onError`: a refused (forged or broken) delivery is a one-line warning, a fault an error. */
+  #logDefault(error: unknown): void {
+    if (isRefusedDelivery(error)) this.#logger.warn(`refused a webhook delivery: ${error.code}: ${error.message}`);
+    else this.#logger.error(describe(error));
   }
 
   /** Refuses to start when deliveries could never verify (no `rawBody: true`); bounds the time a delivery's body may take. */

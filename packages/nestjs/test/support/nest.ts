@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createServer } from 'node:net';
-import type { DynamicModule, INestApplication, ModuleMetadata } from '@nestjs/common';
+import type { DynamicModule, INestApplication, LoggerService, ModuleMetadata } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 
@@ -17,17 +17,19 @@ export interface AppSetup extends Omit<ModuleMetadata, 'imports'> {
   port?: number;
   /** Runs on the app before it starts (global prefix, global filters, body limits). */
   configure?(app: INestApplication): void;
+  /** Nest's `logger` option. Default false (silent). */
+  logger?: LoggerService | false;
   /** Providers replaced by these values, as Nest's testing module does (`overrideProvider`). */
   overrides?: ReadonlyArray<readonly [token: unknown, value: unknown]>;
 }
 
 /** A Nest app from a testing module, served by the chosen platform on 127.0.0.1. */
 export async function startApp(setup: AppSetup): Promise<{ app: INestApplication; origin: string; close(): Promise<void> }> {
-  const { platform, rawBody = true, bodyParser, port = 0, configure, overrides = [], ...metadata } = setup;
+  const { platform, rawBody = true, bodyParser, port = 0, configure, overrides = [], logger = false, ...metadata } = setup;
   let builder = Test.createTestingModule(metadata as ModuleMetadata);
   for (const [token, value] of overrides) builder = builder.overrideProvider(token).useValue(value);
   const moduleRef = await builder.compile();
-  const options = { rawBody, logger: false as const, ...(bodyParser === false && { bodyParser: false }) };
+  const options = { rawBody, logger, ...(bodyParser === false && { bodyParser: false }) };
   const app =
     platform === 'fastify' ? moduleRef.createNestApplication(new FastifyAdapter(), options) : moduleRef.createNestApplication(options);
   configure?.(app);
