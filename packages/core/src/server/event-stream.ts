@@ -3,10 +3,8 @@ import { ERROR_CODES } from '../wire/error-codes';
 import { errorReply } from './error-reply';
 import type { MediaGenContext } from './options';
 import type { GenerationSource } from './source';
-import { feedChannel, type StreamHub } from './stream-hub';
+import { type EventFormat, feedChannel, type StreamHub } from './stream-hub';
 
-/** Reconnect delay the browser's EventSource uses after a cut (the `retry:` field). */
-const RETRY_MS = 2_000;
 /** How many of the user's newest generations a feed sends on connect. */
 const FEED_SNAPSHOT = 20;
 
@@ -22,8 +20,12 @@ export function statusRank(status: string | undefined): number {
   return isTerminal(status) ? 3 : 0;
 }
 
-const eventText = (hub: StreamHub, generation: Generation, id: string) => `id: ${id}\ndata: ${hub.json(generation)}\n\n`;
-const errorText = (error: unknown) => `event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`;
+/** A generation's stream event: its id is the status rank. */
+const generationEvent: EventFormat = (generation, json) => `id: ${statusRank(generation.status)}\ndata: ${json}\n\n`;
+/** A feed event: its id names the generation too, as one feed carries many. */
+const feedEvent: EventFormat = (generation, json) => `id: ${generation.generation_id}.${statusRank(generation.status)}\ndata: ${json}\n\n`;
+const encoder = new TextEncoder();
+const errorEvent = (error: unknown) => encoder.encode(`event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`);
 
 /** 503 TOO_MANY_STREAMS with Retry-After: the handler holds all the streams it allows. */
 export function streamsFull(): Response {
@@ -43,14 +45,13 @@ export function generationStream(hub: StreamHub, first: Generation, request: Req
   let unwatch: (() => void) | undefined;
   const connection = hub.connect(() => unwatch?.());
   if (!connection) return streamsFull();
-  connection.send('retry', `retry: ${RETRY_MS}\n\n`);
   const seen = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
   let sent = seen;
   const update = (generation: Generation) => {
     const rank = statusRank(generation.status);
     if (rank > sent || (rank === 0 && sent === 0)) {
       sent = Math.max(sent, rank);
-      connection.send(id, eventText(hub, generation, String(rank)));
+      connection.send(id, hub.event(generation, generationEvent));
     }
     if (isTerminal(generation.status)) connection.end();
   };
@@ -60,7 +61,7 @@ export function generationStream(hub: StreamHub, first: Generation, request: Req
       update,
       fail(error) {
         // The follow failed (the service down, the wait's deadline): say so and end; the browser reconnects.
-        connection.send('error', errorText(error));
+        connection.send('error', errorEvent(error));
         connection.end();
       },
     });
@@ -85,7 +86,7 @@ export interface FeedInput<Platform> {
  * never ends by itself; each event's `data` is one generation, keyed by `generation_id`.
  */
 export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<Response> {
-  const { hub, source, context } = input;
+  const { hub, source, context, visible } = input;
   const follows = new Map<string, () => void>();
   let unsubscribe: (() => void) | undefined;
   const connection = hub.connect(() => {
@@ -95,16 +96,14 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   });
   if (!connection) return streamsFull();
   context.request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
-  connection.send('retry', `retry: ${RETRY_MS}\n\n`);
 
-  const send = (generation: Generation) =>
-    connection.send(generation.generation_id, eventText(hub, generation, `${generation.generation_id}.${statusRank(generation.status)}`));
+  const send = (generation: Generation) => connection.send(generation.generation_id, hub.event(generation, feedEvent));
   const sendIfVisible = (generation: Generation) => {
     if (connection.closed) return;
-    const visible = input.visible(generation);
+    const shown = visible(generation);
     // Synchronous when the app has no async rule: a fan-out to thousands of streams stays one pass.
-    if (visible === true) return send(generation);
-    if (visible !== false) void visible.then((ok) => ok && !connection.closed && send(generation));
+    if (shown === true) return send(generation);
+    if (shown !== false) void shown.then((ok) => ok && !connection.closed && send(generation));
   };
   const follow = (id: string) => {
     if (connection.closed || follows.has(id)) return;
@@ -136,7 +135,7 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
       else follow(entry.generation_id);
     }
   } catch (error) {
-    connection.send('error', errorText(error));
+    connection.send('error', errorEvent(error));
     connection.end();
   }
   if (connection.closed) unsubscribe?.();
