@@ -75,7 +75,10 @@ export interface FeedInput<Platform> {
   hub: StreamHub;
   source: GenerationSource;
   context: MediaGenContext<Platform> & { request: Request };
-  /** Whether the owner may see this state (the handler's `authorize` and `allowModels`). */
+  /**
+   * Whether the owner may see this state (the handler's `authorize` and `allowModels`). Kept
+   * for the stream's life: it holds the request only when the app's `authorize` needs it.
+   */
   visible(generation: Generation): boolean | Promise<boolean>;
 }
 
@@ -112,18 +115,24 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
       follows.delete(oldest);
       stop();
     }
+    let over = false;
+    // Terminal, or the follow failed (left for the browser's next connect or its status read):
+    // the id stays, so an announce of it again is not followed again, but its watch is let go.
+    const unfollow = () => {
+      over = true;
+      const stop = follows.get(id);
+      if (stop) follows.set(id, followed), stop();
+    };
     const stop = hub.watch(id, {
       update(generation) {
         sendIfVisible(generation);
-        if (isTerminal(generation.status)) follows.get(id)?.();
+        if (isTerminal(generation.status)) unfollow();
       },
-      fail() {
-        // Left for the browser's next connect (a fresh snapshot) or its status read.
-        follows.get(id)?.();
-      },
+      fail: unfollow,
     });
-    if (!connection.closed) follows.set(id, stop);
-    else stop();
+    // Over already when the watch began with a terminal state another stream's follow had.
+    if (connection.closed || over) stop();
+    if (!connection.closed) follows.set(id, over ? followed : stop);
   };
   try {
     unsubscribe = hub.onSubmitted(await feedChannel(context.owner), follow);
@@ -141,3 +150,6 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   if (connection.closed) unsubscribe?.();
   return connection.response;
 }
+
+/** What a feed keeps for an id it followed to the end: nothing left to stop. */
+const followed = () => {};
