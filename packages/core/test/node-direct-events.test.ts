@@ -69,6 +69,21 @@ describe('an event stream written straight to the Node response', () => {
     await sent;
   });
 
+  it('sends what the body held when the stream ended before the Node layer came, then ends the response', async () => {
+    let closes = 0;
+    const connection = new SseConnection(() => closes++);
+    connection.send('retry', encoder.encode('retry: 2000\n\n'));
+    // Nothing newer than what the browser has (its Last-Event-ID): the stream ends at once.
+    connection.end();
+    expect([connection.closed, closes]).toEqual([true, 1]);
+    const res = nodeResponse();
+    const sent = sendWebResponse(res, connection.response);
+    expect([res.chunks, res.ended]).toEqual([['retry: 2000\n\n'], 1]);
+    res.emit('close');
+    await sent;
+    expect(closes).toBe(1);
+  });
+
   it('skips the heartbeat while the socket is full', () => {
     const connection = new SseConnection(() => {});
     const res = nodeResponse(true);

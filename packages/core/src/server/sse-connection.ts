@@ -38,7 +38,11 @@ export class SseConnection implements DirectEvents {
           this.#enqueued = undefined;
           this.#flush();
         },
-        cancel: () => this.#finish(),
+        cancel: () => {
+          // The reader dropped the body, and with it what the body held.
+          this.#enqueued = undefined;
+          this.#finish();
+        },
       },
       { highWaterMark: 1 },
     );
@@ -108,8 +112,9 @@ export class SseConnection implements DirectEvents {
     this.#response = undefined;
     this.#controller = undefined;
     this.#enqueued = undefined;
-    if (this.#closed) return void sink.end();
     if (unread) this.#write(unread);
+    // Ended before the Node layer came (nothing else to send): what the body held still goes first.
+    if (this.#closed) return void sink.end();
     this.#flush();
   }
 
