@@ -230,7 +230,8 @@ describe('GET /generations/events (the feed)', () => {
 describe('SseConnection (one per open stream)', () => {
   it('holds at most one event per key for a reader that does not read: the latest, never a backlog', async () => {
     const connection = new SseConnection(() => {});
-    for (let i = 0; i < 10_000; i++) connection.send(`gen-${i % 3}`, `data: ${i}\n\n`);
+    const encoder = new TextEncoder();
+    for (let i = 0; i < 10_000; i++) connection.send(`gen-${i % 3}`, encoder.encode(`data: ${i}\n\n`));
     connection.end();
     const events = await sseReader(connection.response.body!).rest();
     // One chunk went into the stream's queue at once; the rest waited, replaced by each newer one.

@@ -1,9 +1,12 @@
+import { directEventsOf } from '../server/direct-events';
+import { canStreamEvents, sendEventStream } from './send-event-stream';
 import type { NodeResponseLike } from './types';
 
 /**
  * Writes a Web `Response` (status, headers, body) to a Node response. A body is streamed chunk
  * by chunk (server-sent events reach the browser as they happen); a reader that hangs up
- * cancels the body, so whatever produces it stops.
+ * cancels the body, so whatever produces it stops. An event stream of core's handler skips the
+ * Web body: its connection writes to `res` itself (`sendEventStream`).
  */
 export async function sendWebResponse(res: NodeResponseLike, response: Response): Promise<void> {
   res.statusCode = response.status;
@@ -15,6 +18,8 @@ export async function sendWebResponse(res: NodeResponseLike, response: Response)
     res.end(new Uint8Array(await response.arrayBuffer()));
     return;
   }
+  const events = directEventsOf(response.body);
+  if (events && canStreamEvents(res)) return sendEventStream(res, events);
   const reader = response.body.getReader();
   let closed = false;
   res.once?.('close', () => {

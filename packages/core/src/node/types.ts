@@ -35,9 +35,12 @@ export interface NodeResponseLike {
   /** Present on Node's response: a streamed body (server-sent events) is written as it comes. */
   write?(chunk: Uint8Array): unknown;
   flushHeaders?(): unknown;
+  on?(event: 'close' | 'drain', listener: () => void): unknown;
   once?(event: 'close' | 'drain', listener: () => void): unknown;
   off?(event: 'close' | 'drain', listener: () => void): unknown;
   headersSent?: boolean;
+  /** True once the connection is gone (Node sets it before `close`). */
+  destroyed?: boolean;
 }
 
 /**

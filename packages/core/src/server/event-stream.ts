@@ -4,10 +4,8 @@ import { ERROR_CODES } from '../wire/error-codes';
 import { errorReply } from './error-reply';
 import type { MediaGenContext } from './options';
 import type { GenerationSource } from './source';
-import { feedChannel, type StreamHub } from './stream-hub';
+import { type EventFormat, feedChannel, type StreamHub } from './stream-hub';
 
-/** Reconnect delay the browser's EventSource uses after a cut (the `retry:` field). */
-const RETRY_MS = 2_000;
 /** How many of the user's newest generations a feed sends on connect. */
 const FEED_SNAPSHOT = 20;
 
@@ -23,8 +21,12 @@ export function statusRank(status: string | undefined): number {
   return isTerminal(status) ? 3 : 0;
 }
 
-const eventText = (hub: StreamHub, generation: Generation, id: string) => `id: ${id}\ndata: ${hub.json(generation)}\n\n`;
-const errorText = (error: unknown) => `event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`;
+/** A generation's stream event: its id is the status rank. */
+const generationEvent: EventFormat = (generation, json) => `id: ${statusRank(generation.status)}\ndata: ${json}\n\n`;
+/** A feed event: its id names the generation too, as one feed carries many. */
+const feedEvent: EventFormat = (generation, json) => `id: ${generation.generation_id}.${statusRank(generation.status)}\ndata: ${json}\n\n`;
+const encoder = new TextEncoder();
+const errorEvent = (error: unknown) => encoder.encode(`event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`);
 
 /** 503 TOO_MANY_STREAMS with Retry-After: the handler holds all the streams it allows. */
 export function streamsFull(): Response {
@@ -70,14 +72,13 @@ function generationStream(hub: StreamHub, first: Generation, request: Request): 
   let unwatch: (() => void) | undefined;
   const connection = hub.connect(() => unwatch?.());
   if (!connection) return streamsFull();
-  connection.send('retry', `retry: ${RETRY_MS}\n\n`);
   const seen = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
   let sent = seen;
   const update = (generation: Generation) => {
     const rank = statusRank(generation.status);
     if (rank > sent || (rank === 0 && sent === 0)) {
       sent = Math.max(sent, rank);
-      connection.send(id, eventText(hub, generation, String(rank)));
+      connection.send(id, hub.event(generation, generationEvent));
     }
     if (isTerminal(generation.status)) connection.end();
   };
@@ -87,7 +88,7 @@ function generationStream(hub: StreamHub, first: Generation, request: Request): 
       update,
       fail(error) {
         // The follow failed (the service down, the wait's deadline): say so and end; the browser reconnects.
-        connection.send('error', errorText(error));
+        connection.send('error', errorEvent(error));
         connection.end();
       },
     });
@@ -101,7 +102,10 @@ export interface FeedInput<Platform> {
   hub: StreamHub;
   source: GenerationSource;
   context: MediaGenContext<Platform> & { request: Request };
-  /** Whether the owner may see this state (the handler's `authorize` and `allowModels`). */
+  /**
+   * Whether the owner may see this state (the handler's `authorize` and `allowModels`). Kept
+   * for the stream's life: it holds the request only when the app's `authorize` needs it.
+   */
   visible(generation: Generation): boolean | Promise<boolean>;
 }
 
@@ -112,7 +116,7 @@ export interface FeedInput<Platform> {
  * never ends by itself; each event's `data` is one generation, keyed by `generation_id`.
  */
 export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<Response> {
-  const { hub, source, context } = input;
+  const { hub, source, context, visible } = input;
   const follows = new Map<string, () => void>();
   let unsubscribe: (() => void) | undefined;
   const connection = hub.connect(() => {
@@ -122,16 +126,14 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   });
   if (!connection) return streamsFull();
   context.request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
-  connection.send('retry', `retry: ${RETRY_MS}\n\n`);
 
-  const send = (generation: Generation) =>
-    connection.send(generation.generation_id, eventText(hub, generation, `${generation.generation_id}.${statusRank(generation.status)}`));
+  const send = (generation: Generation) => connection.send(generation.generation_id, hub.event(generation, feedEvent));
   const sendIfVisible = (generation: Generation) => {
     if (connection.closed) return;
-    const visible = input.visible(generation);
+    const shown = visible(generation);
     // Synchronous when the app has no async rule: a fan-out to thousands of streams stays one pass.
-    if (visible === true) return send(generation);
-    if (visible !== false) void visible.then((ok) => ok && !connection.closed && send(generation));
+    if (shown === true) return send(generation);
+    if (shown !== false) void shown.then((ok) => ok && !connection.closed && send(generation));
   };
   const follow = (id: string) => {
     if (connection.closed || follows.has(id)) return;
@@ -140,18 +142,24 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
       follows.delete(oldest);
       stop();
     }
+    let over = false;
+    // Terminal, or the follow failed (left for the browser's next connect or its status read):
+    // the id stays, so an announce of it again is not followed again, but its watch is let go.
+    const unfollow = () => {
+      over = true;
+      const stop = follows.get(id);
+      if (stop) follows.set(id, followed), stop();
+    };
     const stop = hub.watch(id, {
       update(generation) {
         sendIfVisible(generation);
-        if (isTerminal(generation.status)) follows.get(id)?.();
+        if (isTerminal(generation.status)) unfollow();
       },
-      fail() {
-        // Left for the browser's next connect (a fresh snapshot) or its status read.
-        follows.get(id)?.();
-      },
+      fail: unfollow,
     });
-    if (!connection.closed) follows.set(id, stop);
-    else stop();
+    // Over already when the watch began with a terminal state another stream's follow had.
+    if (connection.closed || over) stop();
+    if (!connection.closed) follows.set(id, over ? followed : stop);
   };
   try {
     unsubscribe = hub.onSubmitted(await feedChannel(context.owner), follow);
@@ -163,9 +171,12 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
       else follow(entry.generation_id);
     }
   } catch (error) {
-    connection.send('error', errorText(error));
+    connection.send('error', errorEvent(error));
     connection.end();
   }
   if (connection.closed) unsubscribe?.();
   return connection.response;
 }
+
+/** What a feed keeps for an id it followed to the end: nothing left to stop. */
+const followed = () => {};

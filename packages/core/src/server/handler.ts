@@ -1,4 +1,5 @@
 import { eventsOf } from '../events/events-of';
+import type { Generation } from '../types';
 import { createWebhookHandler, type WebhookHandler } from '../webhooks/handler';
 import { ERROR_CODES } from '../wire/error-codes';
 import { createMediaGenActions, type MediaGenActions } from './actions';
@@ -44,6 +45,9 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   const basePath = normalizeBasePath(options.basePath);
   const rules = createMediaGenActions(options);
   const hub = new StreamHub(client, options.stream);
+  const shownModels = options.allowModels ? new Set(options.allowModels) : undefined;
+  /** A feed shows only the allowed models; made once here, so a stream with no `authorize` holds no request. */
+  const modelShown = (generation: Generation) => !shownModels || shownModels.has(generation.model);
   // Every submit, by route or server action, reaches the user's feed streams on every instance.
   const actions: MediaGenActions<Platform> = {
     ...rules,
@@ -101,13 +105,12 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     }
     if (name === 'feed') {
       if (!options.source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
-      const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
+      const { authorize } = options;
       return feedStream({
         hub,
         source: options.source,
         context: { ...context, request },
-        visible: (generation) =>
-          (!allowModels || allowModels.has(generation.model)) && (!options.authorize || options.authorize(context, generation)),
+        visible: authorize ? (generation) => modelShown(generation) && authorize(context, generation) : modelShown,
       });
     }
     if (name === 'credits') return Response.json(await actions.credits(context));

@@ -27,6 +27,14 @@ interface Follower {
   last: Generation | undefined;
 }
 
+/** How one event is written: its text from the generation and its JSON (one per stream kind). */
+export type EventFormat = (generation: Generation, json: string) => string;
+
+const encoder = new TextEncoder();
+
+/** Reconnect delay the browser's EventSource uses after a cut (the `retry:` field every stream starts with). */
+const RETRY_MS = 2_000;
+
 /** The event type of a feed announcement: a user submitted a generation (published on the client's events). */
 const SUBMITTED_TYPE = 'generation.submitted';
 
@@ -41,6 +49,9 @@ export class StreamHub {
   readonly #followers = new Map<string, Follower>();
   readonly #connections = new Set<SseConnection>();
   readonly #json = new WeakMap<Generation, string>();
+  readonly #events = new WeakMap<Generation, Map<EventFormat, Uint8Array>>();
+  readonly #ping = encoder.encode(': ping\n\n');
+  readonly #retry = encoder.encode(`retry: ${RETRY_MS}\n\n`);
   readonly maxStreams: number;
   readonly feedFollowMax: number;
   readonly #heartbeatMs: number;
@@ -64,14 +75,26 @@ export class StreamHub {
     return this.#connections.size;
   }
 
-  /** `generation` as JSON, serialised once however many streams send it (a fan-out to thousands). */
-  json(generation: Generation): string {
+  /** `generation` as JSON, serialised once per handler however many formats and streams send it. */
+  #serialised(generation: Generation): string {
     let text = this.#json.get(generation);
     if (text === undefined) this.#json.set(generation, (text = JSON.stringify(generation)));
     return text;
   }
 
-  /** A new stream, or undefined when the handler already serves `maxStreams`. */
+  /**
+   * `generation`'s event as `format` writes it, as bytes: made once per state and format however
+   * many streams send it, and the same bytes go to each of them (a fan-out to thousands).
+   */
+  event(generation: Generation, format: EventFormat): Uint8Array {
+    let formats = this.#events.get(generation);
+    if (!formats) this.#events.set(generation, (formats = new Map()));
+    let bytes = formats.get(format);
+    if (!bytes) formats.set(format, (bytes = encoder.encode(format(generation, this.#serialised(generation)))));
+    return bytes;
+  }
+
+  /** A new stream (its first line the `retry:` advice), or undefined when the handler already serves `maxStreams`. */
   connect(onClose: () => void, headers?: Record<string, string>): SseConnection | undefined {
     if (this.#connections.size >= this.maxStreams) return undefined;
     const connection = new SseConnection(() => {
@@ -83,6 +106,7 @@ export class StreamHub {
       onClose();
     }, headers);
     this.#connections.add(connection);
+    connection.send('retry', this.#retry);
     this.#timer ??= this.#setInterval(() => this.#heartbeat(), this.#heartbeatMs);
     return connection;
   }
@@ -155,7 +179,7 @@ export class StreamHub {
   }
 
   #heartbeat(): void {
-    for (const connection of this.#connections) connection.ping();
+    for (const connection of this.#connections) connection.ping(this.#ping);
   }
 }
 
