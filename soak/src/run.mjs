@@ -494,9 +494,11 @@ function report(p1, p2) {
 }
 
 function startInstance(env) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./instance.mjs', import.meta.url))], {
+  // Preloaded watchdog: the instance kills itself should the soak die outright (a SIGKILL runs no `shutdown`).
+  const dieWithParent = new URL('./die-with-parent.mjs', import.meta.url).href;
+  const child = spawn(process.execPath, ['--import', dieWithParent, fileURLToPath(new URL('./instance.mjs', import.meta.url))], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   children.push(
     () =>
