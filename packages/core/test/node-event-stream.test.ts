@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MediaGenClient, MemoryGenerationEvents, signWebhook, type WebhookEvent } from '../src/index';
+import { MediaGenClient, MemoryGenerationEvents, type WebhookEvent } from '../src/index';
 import { createNodeHandler } from '../src/node';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '../src/server';
+import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
 import { dataOf, sseReader } from './support/sse';
 
@@ -80,26 +81,7 @@ async function serve(extra: Partial<MediaGenHandlerOptions> = {}) {
     return ((await res.json()) as { generation_id: string }).generation_id;
   };
   const complete = async (id: string) => {
-    const body = JSON.stringify({
-      generation_id: id,
-      status: 'completed',
-      model: 'image-fast',
-      output_url: `https://media.example/${id}.png`,
-      output_urls: [`https://media.example/${id}.png`],
-      credits_charged: 4,
-      duration_ms: 1200,
-      completed_at: new Date().toISOString(),
-    });
-    const res = await fetch(`${origin}/api/webhooks/mediagen`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-service-event': 'generation.completed',
-        'x-service-delivery-id': crypto.randomUUID(),
-        'x-service-signature': await signWebhook(body, SECRET),
-      },
-      body,
-    });
+    const res = await fetch(`${origin}/api/webhooks/mediagen`, await completedDelivery(id, SECRET));
     expect(res.status).toBe(200);
   };
   /** A stream read as a browser's EventSource would; `cut()` hangs up. */

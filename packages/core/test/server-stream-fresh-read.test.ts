@@ -1,7 +1,8 @@
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MediaGenClient, signWebhook } from '../src/index';
+import { MediaGenClient } from '../src/index';
 import { createMediaGenHandler } from '../src/server';
+import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
 import { dataOf, sseReader } from './support/sse';
 
@@ -75,28 +76,7 @@ function setup() {
   };
   /** The service's signed `generation.completed` delivery, posted to the handler's receiver. */
   const complete = async (id: string) => {
-    const body = JSON.stringify({
-      generation_id: id,
-      status: 'completed',
-      model: 'image-fast',
-      output_url: `https://media.example/${id}.png`,
-      output_urls: [`https://media.example/${id}.png`],
-      credits_charged: 4,
-      duration_ms: 1200,
-      completed_at: new Date().toISOString(),
-    });
-    const res = await handler(
-      new Request(`${BASE}/webhooks/mediagen`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-service-event': 'generation.completed',
-          'x-service-delivery-id': crypto.randomUUID(),
-          'x-service-signature': await signWebhook(body, SECRET),
-        },
-        body,
-      }),
-    );
+    const res = await handler(new Request(`${BASE}/webhooks/mediagen`, await completedDelivery(id, SECRET)));
     expect(res.status).toBe(200);
   };
   /** Opens the stream with its fresh read held, delivers the webhook meanwhile, then lets the read answer. */

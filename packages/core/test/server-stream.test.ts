@@ -1,8 +1,9 @@
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MediaGenClient, signWebhook } from '../src/index';
+import { MediaGenClient } from '../src/index';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '../src/server';
 import { SseConnection } from '../src/server/sse-connection';
+import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
 import { dataOf, sseReader } from './support/sse';
 
@@ -52,26 +53,7 @@ function setup(extra: Partial<MediaGenHandlerOptions> = {}) {
   };
   /** What the service sends when the generation completes: a signed delivery to the handler's receiver. */
   const complete = async (id: string) => {
-    const body = JSON.stringify({
-      generation_id: id,
-      status: 'completed',
-      model: 'image-fast',
-      output_url: `https://media.example/${id}.png`,
-      output_urls: [`https://media.example/${id}.png`],
-      credits_charged: 4,
-      duration_ms: 1200,
-      completed_at: new Date().toISOString(),
-    });
-    const res = await as(undefined, '/webhooks/mediagen', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-service-event': 'generation.completed',
-        'x-service-delivery-id': crypto.randomUUID(),
-        'x-service-signature': await signWebhook(body, SECRET),
-      },
-      body,
-    });
+    const res = await as(undefined, '/webhooks/mediagen', await completedDelivery(id, SECRET));
     expect(res.status).toBe(200);
   };
   const stream = async (user: string | undefined, path: string, headers: Record<string, string> = {}) => {
