@@ -1,13 +1,14 @@
-import { type GenerationSource, MediaGenModule } from '@mediagen/nestjs';
+import { MediaGenModule } from '@mediagen/nestjs';
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import type { SampleConfig } from './config.js';
 import { GenerationWebhooks } from './generation-webhooks.js';
 import { LedgerModule } from './ledger.module.js';
+import { mediagenOptions, type SampleMediaGenOptions } from './mediagen-options.js';
 import { PageController } from './page.controller.js';
-import { GENERATION_SOURCE, SAMPLE_CONFIG } from './tokens.js';
-import { currentUser, userCookie } from './user.js';
+import { MEDIAGEN_OPTIONS } from './tokens.js';
+import { userCookie } from './user.js';
 
+const API_PATH = 'api';
 const WEBHOOK_PATH = 'api/webhooks/mediagen';
 
 @Module({})
@@ -22,15 +23,13 @@ export class AppModule implements NestModule {
         LedgerModule,
         MediaGenModule.forRootAsync({
           imports: [LedgerModule],
-          inject: [SAMPLE_CONFIG, GENERATION_SOURCE],
-          useFactory: ({ apiKey, baseUrl, webhookSecrets }: SampleConfig, source: GenerationSource) => ({
-            apiKey,
-            baseUrl,
-            // The browser's API: POST/GET /api/generations, GET /api/generations/:id(/events),
-            // /api/models, /api/credits; each answers only the user of the cookie (user.ts).
-            // The ledger records each submit and lists this user's generations with working links.
-            routes: { basePath: 'api', identify: (_request, req) => currentUser(req), source },
-            webhook: { path: WEBHOOK_PATH, secrets: webhookSecrets },
+          provideInjectionTokensFrom: [mediagenOptions],
+          inject: [MEDIAGEN_OPTIONS],
+          // Whatever the options, the app mounts them: the browser's API under /api, the receiver at /api/webhooks/mediagen.
+          useFactory: ({ routes, webhook, ...client }: SampleMediaGenOptions) => ({
+            ...client,
+            routes: { ...routes, basePath: API_PATH },
+            webhook: { ...webhook, path: WEBHOOK_PATH },
           }),
         }),
       ],

@@ -6,7 +6,7 @@ import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { readConfig, type SampleConfig } from './config.js';
-import { GENERATION_LEDGER, GENERATION_SOURCE, LEDGER_CLOCK, SAMPLE_CONFIG } from './tokens.js';
+import { GENERATION_LEDGER, GENERATION_SOURCE, LEDGER_CLIENT, LEDGER_CLOCK, SAMPLE_CONFIG } from './tokens.js';
 
 const logger = new Logger('GenerationLedger');
 
@@ -23,9 +23,9 @@ function openStore({ dataDir }: SampleConfig): SqliteGenerationStore {
   return new SqliteGenerationStore({ filename: join(dataDir, 'generations.db') });
 }
 
-function buildLedger(sample: SampleConfig, store: SqliteGenerationStore, now: () => number): GenerationLedger {
+function buildLedger(client: MediaGenClient, store: SqliteGenerationStore, now: () => number): GenerationLedger {
   return createGenerationLedger({
-    client: ledgerClient(sample),
+    client,
     store,
     now,
     // Once per generation, when it ends (webhook, poll or refused submit, whichever comes first):
@@ -59,8 +59,9 @@ class LedgerLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   providers: [
     { provide: SAMPLE_CONFIG, useFactory: readConfig, inject: [ConfigService] },
     { provide: LEDGER_CLOCK, useValue: Date.now },
+    { provide: LEDGER_CLIENT, useFactory: ledgerClient, inject: [SAMPLE_CONFIG] },
     { provide: SqliteGenerationStore, useFactory: openStore, inject: [SAMPLE_CONFIG] },
-    { provide: GENERATION_LEDGER, useFactory: buildLedger, inject: [SAMPLE_CONFIG, SqliteGenerationStore, LEDGER_CLOCK] },
+    { provide: GENERATION_LEDGER, useFactory: buildLedger, inject: [LEDGER_CLIENT, SqliteGenerationStore, LEDGER_CLOCK] },
     // Completed generations are read once per process before their links are first served (the
     // service may have forgotten them): fresh links, or `available: false`, never a dead link.
     { provide: GENERATION_SOURCE, useFactory: ledgerSource, inject: [GENERATION_LEDGER] },

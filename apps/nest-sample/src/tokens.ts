@@ -9,3 +9,9 @@ export const LEDGER_CLOCK = Symbol('LEDGER_CLOCK');
 
 /** The ledger as `MediaGenModule`'s `routes.source` (`ledgerSource(ledger)`). */
 export const GENERATION_SOURCE = Symbol('GENERATION_SOURCE');
+
+/** `MediaGenModule`'s options, less where it is mounted (`mediagen-options.ts`). */
+export const MEDIAGEN_OPTIONS = Symbol('MEDIAGEN_OPTIONS');
+
+/** The ledger's own client (`ledger.module.ts`), from the config's key and URL. */
+export const LEDGER_CLIENT = Symbol('LEDGER_CLIENT');

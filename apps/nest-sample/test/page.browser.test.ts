@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Model } from '@mediagen/core';
+import { effectiveLimits, PROMPT_MAX } from '@mediagen/core/wire';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from './support/stack.js';
@@ -86,6 +88,22 @@ describe('the sample page in a real Chromium', () => {
     const audio = page.locator('#list li[data-status="completed"] audio').first();
     await audio.waitFor({ timeout: 20_000 });
     await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeGreaterThan(0);
+  });
+
+  it("a prompt over the model's limit is sent whole and refused with that limit (its effectiveLimits), never cut short by the page", async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="audio-voice"]').count()).toBe(1);
+    const { models } = (await (await page.request.get(`${stack.origin}/api/models`)).json()) as { models: Model[] };
+    const { promptMax } = effectiveLimits(models.find((m) => m.slug === 'audio-voice'));
+    expect(promptMax).toBeLessThan(PROMPT_MAX);
+    await page.selectOption('#model', 'audio-voice');
+    // Emoji: one character each (code points), two UTF-16 units.
+    const prompt = '🌊'.repeat(promptMax + 1);
+    await page.fill('#prompt', prompt);
+    expect(await page.inputValue('#prompt')).toBe(prompt);
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#error').textContent()).toMatch(new RegExp(`prompt\\b.*\\b${promptMax}\\b`));
   });
 
   it('shows the service error when a submit is refused', async () => {

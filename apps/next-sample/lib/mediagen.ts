@@ -2,7 +2,7 @@ import 'server-only';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
-import { createMediaGenHandler, type MediaGenHandler } from '@mediagen/core/server';
+import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { after } from 'next/server';
 import { readConfig } from './config';
@@ -19,39 +19,78 @@ export interface Studio {
   ledger: GenerationLedger;
   /** The ledger's SQLite file. The store opens it on first use, never at module load (`next build`). */
   databaseFile: string;
+  /** Stops the reconciler (its pass in flight ends first) and closes the database. */
+  close(): Promise<void>;
+}
+
+/** What a studio is made of; `studio()` reads it from the environment. */
+export interface StudioOptions {
+  client: MediaGenClient;
+  /** The ledger's SQLite file. */
+  databaseFile: string;
+  /**
+   * The handler's options besides its client and its mount at /api (who the user is, where
+   * generations are kept, the webhook's secrets), given the studio's ledger.
+   */
+  routes(ledger: GenerationLedger): Omit<MediaGenHandlerOptions, 'client' | 'basePath'>;
+}
+
+/** The studio's ledger on SQLite and its one handler, mounted at /api (the catch-all route's folder). */
+export function createStudio({ client, databaseFile, routes }: StudioOptions): Studio {
+  const store = new SqliteGenerationStore({ filename: databaseFile });
+  const ledger = createGenerationLedger({
+    client,
+    store,
+    onError: (error) => console.warn('ledger:', error instanceof Error ? error.message : error),
+  });
+  return {
+    client,
+    ledger,
+    databaseFile,
+    handler: createMediaGenHandler({ ...routes(ledger), client, basePath: '/api' }),
+    async close() {
+      await ledger.stop();
+      await store.close();
+    },
+  };
+}
+
+/** The studio this app runs: its settings from the environment. */
+function fromEnvironment(): Studio {
+  const config = readConfig();
+  return createStudio({
+    client: new MediaGenClient({ apiKey: config.apiKey, baseUrl: config.baseUrl }),
+    databaseFile: config.databaseFile ?? join(process.cwd(), 'data', 'generations.db'),
+    routes: (ledger) => ({
+      identify: userOf,
+      // Submits (intent first), reads, lists and verified webhook events all go through the
+      // ledger (a repeat or a late event changes nothing, even across restarts).
+      source: ledgerSource(ledger),
+      // `after` keeps work past the answer alive.
+      webhook: { secrets: config.webhookSecrets, waitUntil: after },
+    }),
+  });
+}
+
+/** Where the instance lives: Next may evaluate this module once per route bundle. */
+const holder = globalThis as { __mediagenStudio?: Studio };
+
+/**
+ * The app's one client, ledger and handler, built from the environment on first use. Kept on
+ * `globalThis` (the usual Next pattern for a database handle): every route shares one ledger
+ * (one SQLite connection, one reconciler) and one client (whose `events` the webhook route
+ * feeds, so a stream ends on the webhook).
+ */
+export function studio(): Studio {
+  holder.__mediagenStudio ??= fromEnvironment();
+  return holder.__mediagenStudio;
 }
 
 /**
- * The app's one client, ledger and handler. Next may evaluate this module once per route bundle,
- * so the instance is kept on `globalThis` (the usual Next pattern for a database handle): every
- * route shares one ledger (one SQLite connection, one reconciler) and one client (whose `events`
- * the webhook route feeds, so a stream ends on the webhook).
+ * Makes `studio()` answer `instance` instead: the routes that load after this serve with it.
+ * How the monorepo runs its conformance suites on these very route files (in place of the
+ * environment's settings, each suite's own options); an app has no need of it.
  */
-export function studio(): Studio {
-  const holder = globalThis as { __mediagenStudio?: Studio };
-  if (!holder.__mediagenStudio) {
-    const config = readConfig();
-    const databaseFile = config.databaseFile ?? join(process.cwd(), 'data', 'generations.db');
-    const client = new MediaGenClient({ apiKey: config.apiKey, baseUrl: config.baseUrl });
-    const ledger = createGenerationLedger({
-      client,
-      store: new SqliteGenerationStore({ filename: databaseFile }),
-      onError: (error) => console.warn('ledger:', error instanceof Error ? error.message : error),
-    });
-    holder.__mediagenStudio = {
-      client,
-      ledger,
-      databaseFile,
-      handler: createMediaGenHandler({
-        client,
-        basePath: '/api',
-        identify: userOf,
-        source: ledgerSource(ledger),
-        // Verified deliveries move the ledger on (a repeat or a late event changes nothing, even
-        // across restarts); `after` keeps work past the answer alive.
-        webhook: { secrets: config.webhookSecrets, waitUntil: after, onEvent: (event) => ledger.applyEvent(event) },
-      }),
-    };
-  }
-  return holder.__mediagenStudio;
+export function provideStudio(instance: Studio): void {
+  holder.__mediagenStudio = instance;
 }

@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Model } from '@mediagen/core';
+import { effectiveLimits } from '@mediagen/core/wire';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, FLAGS, requireChromium } from './support/chromium';
@@ -183,6 +185,46 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(OUTPUT, 'studio-phone.png'), fullPage: true });
+  });
+
+  it("the form's limits are the model's effective limits (core's effectiveLimits, what validateParams checks)", async () => {
+    const page = await open();
+    const { models } = (await (await page.request.get(`${stack.origin}/api/models`)).json()) as { models: Model[] };
+    const range = ({ min, max }: { min: number; max: number }) => Array.from({ length: max - min + 1 }, (_, i) => String(min + i));
+    // Each usable model with a prompt; among them the contract's 2000, lower model limits, 1 to 4 and 1 to 2 results.
+    const checked = models.filter((m) => m.api_supported !== false && m.params.prompt);
+    expect(new Set(checked.map((m) => effectiveLimits(m).promptMax)).size).toBeGreaterThan(2);
+    for (const model of checked) {
+      const limits = effectiveLimits(model);
+      await pick(page, model.slug);
+      await expect.poll(() => page.locator('#params').getAttribute('data-model')).toBe(model.slug);
+      const shown = {
+        slug: model.slug,
+        promptMax: (await page.locator('[data-param="prompt"] .hint').textContent())?.split(' / ')[1],
+        results:
+          limits.numberResults.max > limits.numberResults.min ? await page.locator('#param-number_results option').allTextContents() : [],
+        references: model.params.reference_images ? await page.locator('[data-param="reference_images"] .hint').textContent() : null,
+      };
+      expect(shown).toEqual({
+        slug: model.slug,
+        promptMax: String(limits.promptMax),
+        results: limits.numberResults.max > limits.numberResults.min ? range(limits.numberResults) : [],
+        references: model.params.reference_images ? `up to ${limits.referenceImages.max}` : null,
+      });
+    }
+    // A prompt one character over (emoji: one character, two UTF-16 units) stays whole, and the schema's issue stops the submit.
+    const voice = checked.find((m) => m.slug === 'audio-voice')!;
+    const { promptMax } = effectiveLimits(voice);
+    await pick(page, voice.slug);
+    await expect.poll(() => page.locator('#params').getAttribute('data-model')).toBe(voice.slug);
+    const prompt = '🌊'.repeat(promptMax + 1);
+    await page.fill('#param-prompt', prompt);
+    expect(await page.inputValue('#param-prompt')).toBe(prompt);
+    expect(await page.locator('[data-param="prompt"] .hint').textContent()).toBe(`${promptMax + 1} / ${promptMax}`);
+    const listed = await page.locator('#list li').count();
+    await page.click('#submit');
+    await expect.poll(() => page.locator('#issue-prompt').textContent()).toMatch(new RegExp(`\\b${promptMax}\\b`));
+    expect(await page.locator('#list li').count()).toBe(listed);
   });
 
   it('a video result plays, an audio result is playable, a text result is shown inline', async () => {

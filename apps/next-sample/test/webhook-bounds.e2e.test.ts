@@ -115,12 +115,12 @@ describe('the built studio bounds what its webhook route reads (next start, raw 
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       // 64 KiB every 10 ms up to twice the cap; then the sender waits for the answer before
       // going on, so a receiver that reads only its cap always answers before the rest is sent.
-      while (upload.sent < 2 * CAP && !upload.answered) {
+      while (upload.sent < 2 * CAP && !upload.answered && !upload.closed) {
         await upload.write(chunk);
         await pause(10);
       }
       if (!(await answeredWithin(upload, PATIENCE_MS))) {
-        while (upload.sent < total && !upload.answered) await upload.write(chunk);
+        while (upload.sent < total && !upload.answered && !upload.closed) await upload.write(chunk);
         await upload.end();
       }
       const answer = await upload.answer;
@@ -143,10 +143,12 @@ describe('the built studio bounds what its webhook route reads (next start, raw 
     );
     const chunk = Buffer.alloc(256 * 1024, 0x20);
     // Each sends all but its last chunk, then stalls: settled once answered, or once the
-    // server has taken all of it (what a receiver buffering the body does).
+    // server has taken all of it (what a receiver buffering the body does), or once the
+    // connection is gone (a write to a closed socket resolves at once: looping on it would spin
+    // forever, starving even the test's timeout).
     await Promise.all(
       uploads.map(async (upload) => {
-        while (upload.sent < size - chunk.length && !upload.answered) await upload.write(chunk);
+        while (upload.sent < size - chunk.length && !upload.answered && !upload.closed) await upload.write(chunk);
       }),
     );
     const grown = rss(studio.pid) - before;

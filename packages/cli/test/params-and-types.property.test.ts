@@ -1,5 +1,5 @@
 import { isMediaGenError, type Model, type ModelList, ParamsValidationError, validateParams } from '@mediagen/core';
-import { SUBMIT_FIELDS } from '@mediagen/core/wire';
+import { effectiveLimits, SUBMIT_FIELDS } from '@mediagen/core/wire';
 import { catalog } from '@mediagen/emulator';
 import fc from 'fast-check';
 import ts from 'typescript';
@@ -170,5 +170,40 @@ describe('mediagen types and validateParams agree on the effective limits (effec
     const declarations = renderDeclarations(project({ models: [entry] }));
     expect(declarations).toMatch(/number_results\?: 1;/);
     expect(validateParams(entry, { model: entry.slug, prompt: 'x', number_results: 2 }).map((i) => i.field)).toContain('number_results');
+  });
+  it('what the CLI says a param accepts (messages, declaration docs) is the effective limit, for any list entry', () => {
+    const limit = fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined });
+    fc.assert(
+      fc.property(fc.constantFrom(...catalog), limit, limit, limit, limit, (base, resultsMin, resultsMax, refsMax, promptMax) => {
+        const entry = {
+          ...base,
+          prompt_max_chars: promptMax === undefined ? base.prompt_max_chars : promptMax * 100,
+          params: {
+            ...base.params,
+            prompt: { type: 'string' as const, required: false },
+            number_results: { type: 'integer' as const, required: false, min: resultsMin, max: resultsMax },
+            reference_images: { type: 'string[]' as const, required: false, max: refsMax },
+          },
+        } as Model;
+        const limits = effectiveLimits(entry);
+        const { issues } = parseParamArgs(entry, ['number_results=lots', 'reference_images=[1]']);
+        expect(issues.map((i) => i.message)).toEqual([
+          `number_results "lots" is not valid: expected a whole number from ${limits.numberResults.min} to ${limits.numberResults.max}`,
+          `reference_images "[1]" is not valid: expected ${limits.referenceImages.min} to ${limits.referenceImages.max} URLs (repeat --param reference_images=URL)`,
+        ]);
+        const tooLong = 'x'.repeat(limits.promptMax + 1);
+        const refused = (() => {
+          try {
+            checkParams(entry, { model: entry.slug, prompt: tooLong }, []);
+          } catch (error) {
+            return (error as ParamsValidationError).issues.find((i) => i.field === 'prompt')?.message;
+          }
+        })();
+        expect(refused).toContain(`(allowed: text up to ${limits.promptMax} characters)`);
+        const { min, max } = limits.numberResults;
+        if (max >= min) expect(renderDeclarations(project({ models: [entry] }))).toContain(`A whole number from ${min} to ${max}.`);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -1,6 +1,6 @@
-export { type DeliverOptions, deliver, makePayload } from './delivery';
-export { listen } from './listen';
-export { memorySource } from './memory-source';
+export { type DeliverOptions, deliver, makePayload } from './delivery.js';
+export { listen } from './listen.js';
+export { memorySource } from './memory-source.js';
 export {
   ALLOWED_ORIGIN,
   describeRouteConformance,
@@ -8,8 +8,8 @@ export {
   type RouteAdapterOptions,
   type RouteConformanceTarget,
   type StartedRoutes,
-} from './route-conformance';
-export { describeGenerationStoreConformance, type GenerationStoreTarget, makeRecord } from './store-conformance';
+} from './route-conformance.js';
+export { describeGenerationStoreConformance, type GenerationStoreTarget, makeRecord } from './store-conformance.js';
 export {
   describeWebhookConformance,
   LIMIT,
@@ -18,4 +18,4 @@ export {
   type StartedAdapter,
   type WebhookAdapterOptions,
   type WebhookConformanceTarget,
-} from './webhook-conformance';
+} from './webhook-conformance.js';

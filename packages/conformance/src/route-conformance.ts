@@ -2,8 +2,8 @@ import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
 import type { MediaGenHandlerOptions } from '@mediagen/core/server';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliver, makePayload } from './delivery';
-import { memorySource } from './memory-source';
+import { deliver, makePayload } from './delivery.js';
+import { memorySource } from './memory-source.js';
 
 /** The handler options the suite asks an adapter to mount; `basePath` is `/api`, where the adapter serves them. */
 export type RouteAdapterOptions = MediaGenHandlerOptions<unknown> & { basePath: string };

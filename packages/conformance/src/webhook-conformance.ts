@@ -1,6 +1,6 @@
 import { signWebhook, type WebhookEvent } from '@mediagen/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliver, makePayload, sendUnfinishedBody } from './delivery';
+import { deliver, makePayload, sendUnfinishedBody } from './delivery.js';
 
 /** What the suite asks an adapter to serve: its webhook receiver, configured with these options. */
 export interface WebhookAdapterOptions {

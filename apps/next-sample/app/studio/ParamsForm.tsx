@@ -1,8 +1,9 @@
 'use client';
 
 import type { Model, ParamSpec, ParamsIssue } from '@mediagen/core';
+import { ENHANCE_CREDITS, effectiveLimits, SEED_MAX, SEED_MIN } from '@mediagen/core/wire';
 import type { ReactNode } from 'react';
-import { type FormValues, needsInputImage, numberResultsMax, promptLimit, referenceImagesMax, sizesFor, takesInputImage } from './schema';
+import { type FormValues, needsInputImage, sizesFor, takesInputImage } from './schema';
 
 interface ParamsFormProps {
   model: Model;
@@ -25,8 +26,12 @@ const LABELS: Record<string, string> = {
   input_image: 'Input image URL',
 };
 
-/** The model's own params and nothing else: enums as choices, numbers within the schema's limits. */
+/**
+ * The model's own params and nothing else: enums as choices, numbers within the schema's limits
+ * (the contract's and the model's combined by `effectiveLimits`, the figures `validateParams` checks).
+ */
 export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps) {
+  const limits = effectiveLimits(model);
   const set = (key: string, value: FormValues[string]) => onChange({ ...values, [key]: value });
   const specs = model.params as Record<string, ParamSpec>;
   const issueFor = (key: string) => issues.find((issue) => issue.field === key || issue.field.startsWith(`${key}[`));
@@ -84,15 +89,17 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
   const fields: ReactNode[] = [];
   const prompt = specs.prompt;
   if (prompt) {
-    const limit = promptLimit(model);
+    const limit = limits.promptMax;
     const text = typeof values.prompt === 'string' ? values.prompt : '';
+    // No `maxLength`: it counts UTF-16 units where the limit counts characters (an emoji is one),
+    // and it would cut a pasted prompt short without a word. The count shows the limit, and the
+    // schema's issue (prompt is over …) stops the submit.
     fields.push(
       field(
         'prompt',
         <textarea
           id="param-prompt"
           rows={4}
-          maxLength={limit}
           required={prompt.required}
           placeholder={model.example_request?.prompt ?? 'Describe what to make'}
           value={text}
@@ -155,7 +162,7 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
         field(
           key,
           number(key, spec.min, spec.max, spec.default === undefined ? undefined : String(spec.default)),
-          `${spec.min ?? 1}–${spec.max ?? '…'} seconds`,
+          `${spec.min ?? '…'}–${spec.max ?? '…'} seconds`,
         ),
       );
     } else if (spec.type === 'enum' || spec.values?.length) {
@@ -179,22 +186,22 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
         </div>,
       );
     } else if (key === 'number_results') {
-      const max = numberResultsMax(spec);
-      if (max > 1)
+      const { min, max } = limits.numberResults;
+      if (max > min)
         fields.push(
           field(
             key,
             choice(
               key,
-              Array.from({ length: max }, (_, i) => ({ value: String(i + 1), label: String(i + 1) })),
+              Array.from({ length: max - min + 1 }, (_, i) => ({ value: String(min + i), label: String(min + i) })),
               false,
             ),
           ),
         );
     } else if (key === 'seed') {
-      fields.push(field(key, number(key, spec.min ?? 0, spec.max, 'Random')));
+      fields.push(field(key, number(key, spec.min ?? SEED_MIN, spec.max ?? SEED_MAX, 'Random')));
     } else if (key === 'reference_images') {
-      const max = referenceImagesMax(spec);
+      const { max } = limits.referenceImages;
       const list = Array.isArray(values.reference_images) ? values.reference_images : [];
       fields.push(
         <div className="field wide" key={key} data-param={key}>
@@ -247,7 +254,7 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
       <div className="field check" key="enhance" data-param="enhance">
         <label>
           <input id="param-enhance" type="checkbox" checked={values.enhance === true} onChange={(e) => set('enhance', e.target.checked)} />{' '}
-          Enhance the prompt <span className="hint">+20 credits</span>
+          Enhance the prompt <span className="hint">+{ENHANCE_CREDITS} credits</span>
         </label>
       </div>,
     );

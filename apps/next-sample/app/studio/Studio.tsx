@@ -109,7 +109,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   const exact = generate.estimate?.credits_estimate;
   const note =
     exact !== undefined
-      ? `confirmed by estimate${quote?.enhanceCredits ? ' (incl. 20 for enhance)' : ''}`
+      ? `confirmed by estimate${quote?.enhanceCredits ? ` (incl. ${quote.enhanceCredits} for enhance)` : ''}`
       : generate.estimateError
         ? `${generate.estimateError.code}: ${generate.estimateError.message}`
         : generate.isEstimating

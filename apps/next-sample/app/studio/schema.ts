@@ -1,5 +1,4 @@
 import type { GenerateParams, Model, ParamSpec } from '@mediagen/core';
-import { NUMBER_RESULTS_MAX, PROMPT_MAX, REFERENCE_IMAGES_MAX } from '@mediagen/core/wire';
 
 /** How the contract's categories are labelled and ordered in the picker (the service studio's tabs). */
 export const CATEGORIES: Array<{ id: Model['category']; label: string }> = [
@@ -40,19 +39,6 @@ export function takesInputImage(model: Model): boolean {
 /** Required when the model has no prompt and its example is driven by an input image (an upscaler). */
 export function needsInputImage(model: Model): boolean {
   return !model.params.prompt && model.example_request?.input_image !== undefined;
-}
-
-export function promptLimit(model: Model): number {
-  const spec = model.params.prompt;
-  return Math.min(PROMPT_MAX, model.prompt_max_chars ?? PROMPT_MAX, spec?.max_length ?? PROMPT_MAX);
-}
-
-export function numberResultsMax(spec: ParamSpec): number {
-  return Math.min(NUMBER_RESULTS_MAX, spec.max ?? 1);
-}
-
-export function referenceImagesMax(spec: ParamSpec): number {
-  return Math.min(REFERENCE_IMAGES_MAX, spec.max ?? REFERENCE_IMAGES_MAX);
 }
 
 /** Sizes allowed at the chosen quality (`values_by_quality`), else all the model's sizes. */

@@ -75,6 +75,10 @@ export function rawUpload(origin: string, path: string, headers: Record<string, 
     get answered() {
       return answered;
     },
+    /** The connection is gone (answered, reset, or closed by either side): `write` sends nothing more. */
+    get closed() {
+      return socket.destroyed;
+    },
     write,
     /** The end of a chunked body (nothing to send for a `Content-Length` one). */
     end: () =>

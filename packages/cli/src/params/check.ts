@@ -22,7 +22,7 @@ function withAllowed(model: Model, issue: ParamsIssue): ParamsIssue {
   }
   // INVALID_VALUE messages already list the values.
   if (!spec || issue.code === 'INVALID_VALUE') return issue;
-  const allowed = describeSpec(issue.field, spec);
+  const allowed = describeSpec(issue.field, spec, model);
   return allowed === 'text' ? issue : { ...issue, message: `${issue.message} (allowed: ${allowed})` };
 }
 

@@ -53,7 +53,7 @@ export function parseParamArgs(model: Model, pairs: readonly string[]): ParsedPa
     }
     const value = parseValue(key, raw, spec);
     if (value === INVALID) {
-      const expected = spec ? describeSpec(key, spec) : expectedByWire(key);
+      const expected = spec ? describeSpec(key, spec, model) : expectedByWire(key);
       issues.push({ field: key, code: 'INVALID_TYPE', message: `${key} "${raw}" is not valid: expected ${expected}` });
       continue;
     }

@@ -122,7 +122,7 @@ function docOf(key: string, spec: ParamSpec, model: TypedModel): string {
     const { min, max } = effectiveLimits(model).referenceImages;
     parts.push(`${min} to ${max} https URLs.`);
   } else {
-    parts.push(`${capitalise(describeSpec(key, spec))}.`);
+    parts.push(`${capitalise(describeSpec(key, spec, model))}.`);
   }
   if (spec.default !== undefined) parts.push(`Default ${JSON.stringify(spec.default)}.`);
   if (key === 'size' && spec.values_by_quality && typeof spec.values_by_quality === 'object') {

@@ -1,0 +1,28 @@
+import type { GenerationSource, MediaGenModuleOptions, MediaGenRoutesOptions, MediaGenWebhookOptions } from '@mediagen/nestjs';
+import type { FactoryProvider } from '@nestjs/common';
+import type { SampleConfig } from './config.js';
+import { GENERATION_SOURCE, MEDIAGEN_OPTIONS, SAMPLE_CONFIG } from './tokens.js';
+import { currentUser } from './user.js';
+
+/** What `MediaGenModule` serves with, less where: `AppModule` mounts the routes at /api and the receiver beside them. */
+export interface SampleMediaGenOptions extends Omit<MediaGenModuleOptions, 'routes' | 'webhook'> {
+  routes: Omit<MediaGenRoutesOptions, 'basePath'>;
+  webhook: Omit<MediaGenWebhookOptions, 'path'>;
+}
+
+/**
+ * The app's own: its key and secrets from the config; the browser's API (POST/GET
+ * /api/generations, GET /api/generations/:id(/events), /api/models, /api/credits) answering only
+ * the user of the cookie (user.ts); the ledger recording each submit and listing this user's
+ * generations with working links. Tests put their own options under this token.
+ */
+export const mediagenOptions: FactoryProvider<SampleMediaGenOptions> = {
+  provide: MEDIAGEN_OPTIONS,
+  inject: [SAMPLE_CONFIG, GENERATION_SOURCE],
+  useFactory: ({ apiKey, baseUrl, webhookSecrets }: SampleConfig, source: GenerationSource) => ({
+    apiKey,
+    baseUrl,
+    routes: { identify: (_request, req) => currentUser(req), source },
+    webhook: { secrets: webhookSecrets },
+  }),
+};
