@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, FLAGS, requireChromium } from './support/chromium';
