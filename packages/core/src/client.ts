@@ -33,8 +33,11 @@ export interface ClientOptions {
   retryConcurrencyLimit?: boolean;
   /** How long the model list is cached for validation and polling. Default 5 minutes. */
   modelsTtlMs?: number;
-  /** Observes each resend (attempt number, wait, error). */
-  onRetry?: (info: RetryInfo) => void;
+  /**
+   * Observes each resend (attempt number, wait, error). As with `onRequest`, a throw is logged at
+   * `warn` and ignored: a broken hook never fails a call whose submit may already be billed.
+   */
+  onRetry?: (info: RetryInfo) => unknown;
   /**
    * Called as each HTTP attempt to the API is sent (every resend is an attempt of its own), just
    * before it goes: method, URL, attempt number, idempotency key, and a copy of the headers

@@ -146,6 +146,27 @@ describe('onRequest / onResponse', () => {
     expect(warnings.join('\n')).not.toContain(API_KEY);
   });
 
+  it('an onRetry that throws after a billed answer was lost: the resend still goes, one generation, one bill', async () => {
+    // 500 after enqueue: the service billed the generation and the answer says otherwise.
+    await emu.faults.add({ endpoint: 'generate', count: 1, status: 500, when: 'after' });
+    const warnings: string[] = [];
+    const client = new MediaGenClient({
+      apiKey: API_KEY,
+      baseUrl: emu.url,
+      fetch: emu.fetch,
+      logLevel: 'warn',
+      logger: { warn: (message) => warnings.push(message) },
+      onRetry: () => {
+        throw new Error('retry hook broke');
+      },
+    });
+    const submitted = await client.generations.create({ model: 'image-fast', prompt: 'x' });
+    expect(submitted.generation_id).toEqual(expect.any(String));
+    expect(await reserves()).toHaveLength(1);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(warnings.filter((w) => w.includes('onRetry threw: retry hook broke'))).toHaveLength(1);
+  });
+
   it('output-link downloads are not hooked: their URL is a credential', async () => {
     const { client, requests, responses } = recording();
     const done = await client.generations.run({ model: 'image-fast', prompt: 'x' }, { intervalMs: 5 });

@@ -24,7 +24,7 @@ export interface TelemetryOptions {
   /** Your own `onRequest`, still called. */
   onRequest?: (info: RequestHookInfo) => unknown;
   /** Your own `onRetry`, still called. */
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: (info: RetryInfo) => unknown;
 }
 
 /**

@@ -17,8 +17,8 @@ export interface TransportConfig {
   fetch: typeof fetch;
   /** Resend `429 CONCURRENCY_LIMIT` after a wait. Off by default: the spec says the excess returns at once. */
   retryConcurrencyLimit?: boolean | undefined;
-  /** Called before each resend; lets tests and apps observe retries. */
-  onRetry?: ((info: RetryInfo) => void) | undefined;
+  /** Called before each resend; lets tests and apps observe retries (a throw is logged, never fails the call). */
+  onRetry?: ((info: RetryInfo) => unknown) | undefined;
   onRequest?: ((info: RequestHookInfo) => unknown) | undefined;
   onResponse?: ((info: ResponseHookInfo) => unknown) | undefined;
   /** Sent on every request (`mediagen-core/<version> <runtime>/<version>`). */
@@ -140,7 +140,7 @@ export class Transport {
         if (attempt > maxRetries || delayMs > RETRY_AFTER_MAX_MS || !resend) throw error;
       }
       log.info?.(`${req.method} ${req.path} ${error.code}: retry ${attempt} in ${delayMs} ms`);
-      this.#config.onRetry?.({ attempt, delayMs, error, method: req.method, path: req.path });
+      this.#notify('onRetry', { attempt, delayMs, error, method: req.method, path: req.path });
       await req.beforeRetry?.(error, delayMs);
       await sleep(delayMs, req.signal);
     }
@@ -221,7 +221,7 @@ export class Transport {
    * hook's rejection) is logged at `warn` and otherwise ignored, so a broken hook can never
    * fail a call, or make the transport resend a submit that was billed.
    */
-  #notify<K extends 'onRequest' | 'onResponse'>(name: K, info: Parameters<NonNullable<TransportConfig[K]>>[0]): void {
+  #notify<K extends 'onRequest' | 'onResponse' | 'onRetry'>(name: K, info: Parameters<NonNullable<TransportConfig[K]>>[0]): void {
     const hook = this.#config[name] as ((info: unknown) => unknown) | undefined;
     if (hook) (async () => hook(info))().catch((error) => this.#config.log.warn?.(`${name} threw: ${describe(error)}`));
   }
