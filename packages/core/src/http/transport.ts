@@ -163,8 +163,10 @@ export class Transport {
     // A copy without the key: a hook that logs what it is given never logs the secret. Called
     // synchronously right before `fetch` (@mediagen/opentelemetry hands the attempt to its
     // fetch span so): nothing may be awaited between the two.
-    const { authorization: _, ...visible } = headers;
-    this.#notify('onRequest', { ...info, headers: visible });
+    if (this.#config.onRequest) {
+      const { authorization: _, ...visible } = headers;
+      this.#notify('onRequest', { ...info, headers: visible });
+    }
     const started = Date.now();
     let status: number | undefined;
     let requestId: string | undefined;
@@ -212,7 +214,7 @@ export class Transport {
       const elapsedMs = Date.now() - started;
       // One line and one hook call per attempt, however it ended.
       log.debug?.(`${what} ${status ?? '-'} ${requestId ?? '-'} ${elapsedMs} ms${error ? `: ${error.code}` : ''}`);
-      this.#notify('onResponse', { ...info, status, requestId, elapsedMs, error });
+      if (this.#config.onResponse) this.#notify('onResponse', { ...info, status, requestId, elapsedMs, error });
     }
   }
 
