@@ -23,8 +23,8 @@ const ACCOUNT = 'acct_crash';
 const RESTART_LIMIT_MS = 60_000;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const childOf = (store) => fileURLToPath(new URL(`../../packages/${store}/test/support/crash-child.mjs`, import.meta.url));
-/** Loaded into every child first: it dies with this process (see the module). */
-const DIE_WITH_PARENT = new URL('./die-with-parent.mjs', import.meta.url).href;
+/** Loaded into every child the soak starts, first (`node --import`): it dies with the soak (see the module). */
+export const DIE_WITH_PARENT = new URL('./die-with-parent.mjs', import.meta.url).href;
 /** Children still running: killed when this process exits, whatever the reason it exits. */
 const running = new Set();
 process.on('exit', () => {

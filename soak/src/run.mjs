@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Gate, MediaGenClient } from '@mediagen/core';
 import { startEmulator } from '@mediagen/emulator';
 import { Redis } from 'ioredis';
-import { crashPart, crashReport, FULL_RUNS, QUICK_RUNS } from './crash.mjs';
+import { crashPart, crashReport, DIE_WITH_PARENT, FULL_RUNS, QUICK_RUNS } from './crash.mjs';
 import { freePort } from './ports.mjs';
 import { startOwnRedis } from './redis-server.mjs';
 
@@ -495,8 +495,7 @@ function report(p1, p2) {
 
 function startInstance(env) {
   // Preloaded watchdog: the instance kills itself should the soak die outright (a SIGKILL runs no `shutdown`).
-  const dieWithParent = new URL('./die-with-parent.mjs', import.meta.url).href;
-  const child = spawn(process.execPath, ['--import', dieWithParent, fileURLToPath(new URL('./instance.mjs', import.meta.url))], {
+  const child = spawn(process.execPath, ['--import', DIE_WITH_PARENT, fileURLToPath(new URL('./instance.mjs', import.meta.url))], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
