@@ -1,5 +1,5 @@
 import { NO_SUCH_ROUTE_NEXT } from '@mediagen/core/wire';
-import { FAULTS_MAX, MAX_CLOCK_OFFSET_MS } from './bounds.js';
+import { FAULT_MAX_COUNT, FAULTS_MAX, MAX_CLOCK_OFFSET_MS } from './bounds.js';
 import { type AccountStatus, STATUSES, TIERS, type Tier } from './config.js';
 import { EmulatorHttpError } from './errors.js';
 import { parseFault } from './faults.js';
@@ -129,6 +129,25 @@ function limitOf(params: URLSearchParams): number {
   return n;
 }
 
+/** `?min=` of the held list: absent (0, answer at once), or a whole number of requests to wait for. */
+function minOf(params: URLSearchParams): number {
+  const raw = params.get('min');
+  if (raw === null || raw === '') return 0;
+  const n = Number(raw);
+  if (!/^\d{1,9}$/.test(raw) || n > FAULT_MAX_COUNT) throw badField('min', `\`min\` must be a whole number from 0 to ${FAULT_MAX_COUNT}.`);
+  return n;
+}
+
+/** `count` of a release: absent (every held request), or a whole number >= 1. */
+function releaseCountOf(b: Record<string, unknown>): number | undefined {
+  const n = b.count;
+  if (n === undefined) return undefined;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > FAULT_MAX_COUNT) {
+    throw badField('count', `\`count\` must be a whole number from 1 to ${FAULT_MAX_COUNT}.`);
+  }
+  return n;
+}
+
 function accountView(s: EmulatorState, id: string): Reply {
   const a = s.accounts.byId.get(id);
   if (!a) throw new EmulatorHttpError(404, 'NOT_FOUND', `No account "${id}".`);
@@ -203,6 +222,15 @@ export async function handleControl(s: EmulatorState, req: EmulatorRequest, path
         await jsonBody(req, []);
         s.faults.clear();
         return { status: 200, body: { faults: [] } };
+      case 'GET /__emulator/faults/held': {
+        // A long poll: answers once `min` requests are held (bounded; a reset or close answers too).
+        await s.held.whenHeld(minOf(new URLSearchParams(query)));
+        return { status: 200, body: { held: s.held.list() } };
+      }
+      case 'POST /__emulator/faults/release': {
+        const released = s.held.release(releaseCountOf(await jsonBody(req, ['count'])));
+        return { status: 200, body: { released, held: s.held.list() } };
+      }
       case 'GET /__emulator/deliveries': {
         const params = new URLSearchParams(query);
         const gen = params.get('generation_id');

@@ -13,10 +13,16 @@ export interface Fault {
   when: 'before' | 'after';
   reset: boolean;
   delayMs: number;
+  /**
+   * Holds the request at the point `delayMs` applies until a test releases it
+   * (`POST /__emulator/faults/release`), for at most `FAULT_MAX_DELAY_MS`; then `delayMs`,
+   * `status` and `reset` apply as usual.
+   */
+  hold: boolean;
 }
 
 const ENDPOINTS: readonly FaultEndpoint[] = ['generate', 'status', 'models', 'credits', 'any'];
-const KEYS = ['endpoint', 'count', 'status', 'code', 'message', 'when', 'reset', 'delayMs'];
+const KEYS = ['endpoint', 'count', 'status', 'code', 'message', 'when', 'reset', 'delayMs', 'hold'];
 
 const DEFAULT_CODE: Record<number, string> = {
   400: 'INVALID_BODY',
@@ -56,6 +62,8 @@ export function parseFault(raw: unknown): Fault {
   if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > FAULT_MAX_DELAY_MS) {
     throw bad(`fault.delayMs must be a number from 0 to ${FAULT_MAX_DELAY_MS}.`);
   }
+  const hold = o.hold === undefined ? false : o.hold;
+  if (typeof hold !== 'boolean') throw bad('fault.hold must be a boolean.');
   let status = o.status as number | undefined;
   // A fault is an error answer: 4xx or 5xx (a 1xx or a 2xx with an error body would corrupt the exchange).
   if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)) {
@@ -68,7 +76,7 @@ export function parseFault(raw: unknown): Fault {
     throw bad(`fault.message must be a string of at most ${FAULT_MESSAGE_MAX} characters.`);
   }
   if (status === undefined && o.code !== undefined) status = 500;
-  const fault: Fault = { endpoint, count, when, reset, delayMs };
+  const fault: Fault = { endpoint, count, when, reset, delayMs, hold };
   if (status !== undefined) {
     fault.status = status;
     fault.code = (o.code as string | undefined) ?? DEFAULT_CODE[status] ?? 'INTERNAL_ERROR';
@@ -105,5 +113,110 @@ export class Faults {
 
   clear(): void {
     this.list = [];
+  }
+}
+
+/** Where a request was held: the endpoint the fault matched. */
+export type HeldEndpoint = Exclude<FaultEndpoint, 'any'> | 'output';
+
+/** A request a `hold` fault is holding (`GET /__emulator/faults/held`). */
+export interface HeldRequest {
+  endpoint: HeldEndpoint;
+  /** The `X-Request-Id` (and `request_id`) its answer will carry. */
+  request_id: string;
+}
+
+/** How a hold ended: released (by the test, or at the time cap) or dropped (reset or close). */
+export type HoldEnd = 'released' | 'dropped';
+
+interface Held {
+  view: HeldRequest;
+  end(how: HoldEnd): void;
+}
+
+/**
+ * Requests held by `hold` faults, oldest first, and the tests waiting for them. Bounded: each
+ * hold ends at the latest after `FAULT_MAX_DELAY_MS` (as released), a wait too, and a reset or
+ * close of the emulator ends them all at once, so nothing waits forever.
+ */
+export class HeldRequests {
+  private held: Held[] = [];
+  private waiters = new Set<{ min: number; done(): void }>();
+  private delayed = new Set<(how: HoldEnd) => void>();
+
+  /** Holds until released or dropped; resolves with how it ended. */
+  hold(endpoint: HeldEndpoint, requestId: string): Promise<HoldEnd> {
+    return new Promise((resolve) => {
+      const entry: Held = {
+        view: { endpoint, request_id: requestId },
+        end: (how) => {
+          clearTimeout(timer);
+          const i = this.held.indexOf(entry);
+          if (i >= 0) this.held.splice(i, 1);
+          resolve(how);
+        },
+      };
+      const timer = setTimeout(() => entry.end('released'), FAULT_MAX_DELAY_MS);
+      this.held.push(entry);
+      for (const w of [...this.waiters]) if (this.held.length >= w.min) w.done();
+    });
+  }
+
+  /** Releases the `count` oldest held requests (all by default); gives how many it released. */
+  release(count = Number.POSITIVE_INFINITY): number {
+    const ending = this.held.slice(0, count);
+    for (const h of ending) h.end('released');
+    return ending.length;
+  }
+
+  list(): HeldRequest[] {
+    return this.held.map((h) => ({ ...h.view }));
+  }
+
+  get size(): number {
+    return this.held.length;
+  }
+
+  /**
+   * Resolves once at least `min` requests are held, or after `FAULT_MAX_DELAY_MS`, or when the
+   * emulator resets or closes, whichever comes first: the caller reads the list then.
+   */
+  whenHeld(min: number): Promise<void> {
+    if (this.held.length >= min) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        min,
+        done: () => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiter.done, FAULT_MAX_DELAY_MS);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /**
+   * A fault's `delayMs`: ends as released after `ms`, or as dropped by a reset or close (so no
+   * delayed request outlives the emulator by up to `FAULT_MAX_DELAY_MS`). Not listed as held.
+   */
+  delay(ms: number): Promise<HoldEnd> {
+    return new Promise((resolve) => {
+      const end = (how: HoldEnd) => {
+        clearTimeout(timer);
+        this.delayed.delete(end);
+        resolve(how);
+      };
+      const timer = setTimeout(() => end('released'), ms);
+      this.delayed.add(end);
+    });
+  }
+
+  /** Reset or close: every held or delayed request ends without effect (its connection is reset), every waiter wakes. */
+  dropAll(): void {
+    for (const h of this.held.slice()) h.end('dropped');
+    for (const end of [...this.delayed]) end('dropped');
+    for (const w of [...this.waiters]) w.done();
   }
 }

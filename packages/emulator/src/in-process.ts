@@ -1,6 +1,6 @@
 import type { LedgerEntry } from './accounts.js';
 import { type AccountStatus, ConfigError, type EmulatorConfig, loadConfig, type Tier } from './config.js';
-import type { Fault, FaultEndpoint } from './faults.js';
+import type { Fault, FaultEndpoint, HeldRequest } from './faults.js';
 import { EmulatorState } from './state.js';
 import { createWebHandler, targetOf } from './web.js';
 import type { DeliveryRow, WebhookFetch } from './webhooks.js';
@@ -31,6 +31,8 @@ export interface FaultInput {
   when?: 'before' | 'after';
   reset?: boolean;
   delayMs?: number;
+  /** Hold each matching request until `faults.release()` (at most 60 s), then apply the rest. */
+  hold?: boolean;
 }
 
 /** `GET /__emulator/accounts/:id`. */
@@ -90,6 +92,14 @@ export interface InProcessEmulator {
     add(fault: FaultInput | FaultInput[]): Promise<Fault[]>;
     list(): Promise<Fault[]>;
     clear(): Promise<void>;
+    /**
+     * The requests `hold` faults are holding, oldest first (`/__emulator/faults/held`). With
+     * `min`, resolves once at least that many are held: the event to wait on before sending the
+     * next request. It gives up after 60 s or on a reset or close; check the length it gives.
+     */
+    held(options?: { min?: number }): Promise<HeldRequest[]>;
+    /** Lets the `count` oldest held requests go on (all by default); gives how many it released. */
+    release(count?: number): Promise<number>;
   };
   /** The webhook delivery log (`/__emulator/deliveries`), one row per attempt. */
   deliveries: {
@@ -105,9 +115,9 @@ export interface InProcessEmulator {
     get(id: string): Promise<AccountView>;
     update(id: string, patch: AccountPatch): Promise<AccountView>;
   };
-  /** Back to the start state: the config's accounts, no generations, faults or deliveries, real time. */
+  /** Back to the start state: the config's accounts, no generations, faults or deliveries, real time; held requests dropped. */
   reset(): Promise<void>;
-  /** Stops timers and drops pending webhook deliveries. */
+  /** Stops timers, drops pending webhook deliveries and ends held requests (as a connection reset). */
   close(): Promise<void>;
 }
 
@@ -184,6 +194,10 @@ export function createEmulator(options: CreateEmulatorOptions = {}): InProcessEm
       clear: async () => {
         await control('DELETE', 'faults');
       },
+      held: async (options = {}) =>
+        (await control<{ held: HeldRequest[] }>('GET', `faults/held${options.min === undefined ? '' : `?min=${options.min}`}`)).held,
+      release: async (count) =>
+        (await control<{ released: number }>('POST', 'faults/release', count === undefined ? {} : { count })).released,
     },
     deliveries: {
       list: async (query = {}) => {

@@ -94,7 +94,7 @@ export { type LedgerEntry, TIER_LIMITS, type TierLimits } from './accounts.js';
 export { catalog } from './catalog.js';
 export type { AccountConfig, AccountStatus, EmulatorConfig, EnvLike, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
 export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
-export type { Fault, FaultEndpoint } from './faults.js';
+export type { Fault, FaultEndpoint, HeldEndpoint, HeldRequest } from './faults.js';
 export {
   type AccountPatch,
   type AccountView,

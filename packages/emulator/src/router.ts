@@ -10,8 +10,6 @@ import { bodyTooLarge, decodeSegment, type Reply, toErrorReply } from './http.js
 import type { Answer, EmulatorRequest } from './request.js';
 import type { EmulatorState } from './state.js';
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export const toReply = (e: unknown): Reply => {
   if (e instanceof EmulatorHttpError) return toErrorReply(e);
   process.emitWarning(`mediagen-emulator: ${(e as Error)?.stack ?? String(e)}`);
@@ -40,17 +38,28 @@ function faultReply(f: Fault): Reply {
 
 /**
  * Applies a fault at its point; returns the answer that ends the request (a reset or an
- * error), or null when the fault only delayed it. `beforeEnd` runs after the delay and just
- * before the request ends, so state held for the request (an idempotency claim) stays held
- * for as long as the request seems to run.
+ * error), or null when the fault only held or delayed it. A `hold` comes first (until the test
+ * releases it), then `delayMs`; a reset or close of the emulator during either ends the request
+ * as a connection reset. `beforeEnd` runs after the hold and the delay, just before the request
+ * ends, so state held for the request (an idempotency claim) stays held for as long as the
+ * request seems to run.
  */
 async function applyFault(
+  s: EmulatorState,
   f: Fault,
+  endpoint: Endpoint,
   rid: string,
   extraHeaders: Record<string, string> = {},
   beforeEnd?: () => void,
 ): Promise<Answer | null> {
-  if (f.delayMs > 0) await sleep(f.delayMs);
+  if (f.hold && (await s.held.hold(endpoint, rid)) === 'dropped') {
+    beforeEnd?.();
+    return { reset: true };
+  }
+  if (f.delayMs > 0 && (await s.held.delay(f.delayMs)) === 'dropped') {
+    beforeEnd?.();
+    return { reset: true };
+  }
   if (!f.reset && f.status === undefined) return null;
   beforeEnd?.();
   if (f.reset) return { reset: true };
@@ -109,7 +118,7 @@ async function dispatch(s: EmulatorState, req: EmulatorRequest, rid: string): Pr
 
   const fault = s.faults.take(endpoint);
   if (fault?.when === 'before') {
-    const ended = await applyFault(fault, rid);
+    const ended = await applyFault(s, fault, endpoint, rid);
     if (ended) return ended;
   }
   let reply: Reply;
@@ -132,15 +141,15 @@ async function dispatch(s: EmulatorState, req: EmulatorRequest, rid: string): Pr
     reply = toReply(e);
   }
   if (fault?.when === 'after') {
-    const ended = await applyFault(fault, rid);
+    const ended = await applyFault(s, fault, endpoint, rid);
     if (ended) return ended;
   }
   return answer(reply, rid, head);
 }
 
 /**
- * POST /generate. Order: credentials, body, rate window, idempotency claim, injected fault,
- * then validation, pricing and enqueue. The idempotency key stays "in flight" until the
+ * POST /generate. Order: credentials, body, rate window, idempotency claim, injected fault (its
+ * hold and delay), then validation, pricing and enqueue. The idempotency key stays "in flight" until the
  * enqueue finishes, which is the window rule 3 (409, Retry-After: 3) describes.
  */
 async function handleGenerate(s: EmulatorState, req: EmulatorRequest, rid: string): Promise<Answer> {
@@ -196,7 +205,7 @@ async function handleGenerate(s: EmulatorState, req: EmulatorRequest, rid: strin
         if (claimed && key !== undefined) s.idempotency.release(caller.id, key);
         claimed = false;
       };
-      const ended = await applyFault(fault, rid, submitHeaders(s, caller, estimate), releaseClaim);
+      const ended = await applyFault(s, fault, 'generate', rid, submitHeaders(s, caller, estimate), releaseClaim);
       if (ended) return ended;
     }
     reply = submit(s, account, parsed, rid);
@@ -218,7 +227,7 @@ async function handleGenerate(s: EmulatorState, req: EmulatorRequest, rid: strin
   }
   if (account) reply.headers = { ...reply.headers, ...submitHeaders(s, account, estimate) };
   if (fault?.when === 'after') {
-    const ended = await applyFault(fault, rid);
+    const ended = await applyFault(s, fault, 'generate', rid);
     if (ended) return ended;
   }
   return answer(reply, rid);

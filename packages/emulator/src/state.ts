@@ -2,7 +2,7 @@ import type { WebhookPayload } from '@mediagen/core';
 import { Accounts } from './accounts.js';
 import { Clock } from './clock.js';
 import type { ResolvedConfig } from './config.js';
-import { Faults } from './faults.js';
+import { Faults, HeldRequests } from './faults.js';
 import { type Generation, Generations } from './generations.js';
 import { IdempotencyStore } from './idempotency.js';
 import { LinkSigner, OutputCache } from './output.js';
@@ -21,6 +21,8 @@ export class EmulatorState {
   readonly clock = new Clock();
   readonly scheduler = new Scheduler();
   readonly faults = new Faults();
+  /** Requests `hold` faults are holding; a reset or close drops them. */
+  readonly held = new HeldRequests();
   readonly idempotency: IdempotencyStore;
   readonly signer = new LinkSigner();
   readonly outputs = new OutputCache();
@@ -119,6 +121,7 @@ export class EmulatorState {
   }
 
   reset(): void {
+    this.held.dropAll();
     this.scheduler.clear();
     this.webhooks.clear();
     this.faults.clear();
@@ -130,6 +133,7 @@ export class EmulatorState {
   }
 
   close(): void {
+    this.held.dropAll();
     this.scheduler.clear();
     this.webhooks.clear();
     this.wakeAll();

@@ -264,15 +264,17 @@ describe('idempotency', () => {
 
   it('rule 3: same key while the first is being enqueued: 409 with Retry-After: 3', async () => {
     emu = await emulator();
-    await emu.control('POST', '/faults', { endpoint: 'generate', count: 1, delayMs: 300 });
+    // The first is held inside the emulator, its key claimed, until the test releases it.
+    await emu.control('POST', '/faults', { endpoint: 'generate', count: 1, hold: true });
     const h = { 'idempotency-key': 'k3' };
     const first = emu.submit({ model: 'image-fast', prompt: 'x' }, { headers: h });
-    await new Promise((r) => setTimeout(r, 80));
+    expect((await emu.control('GET', '/faults/held?min=1')).body.held).toHaveLength(1);
     const second = await emu.submit({ model: 'image-fast', prompt: 'x' }, { headers: h });
     expect(second.status).toBe(409);
     expect(second.body.error).toBe('IDEMPOTENT_REQUEST_IN_FLIGHT');
     expect(second.headers.get('retry-after')).toBe('3');
     expectErrorShape(second);
+    expect((await emu.control('POST', '/faults/release')).body.released).toBe(1);
     expect((await first).status).toBe(202);
     const third = await emu.submit({ model: 'image-fast', prompt: 'x' }, { headers: h });
     expect(third.body.generation_id).toBe((await first).body.generation_id);

@@ -1,15 +1,8 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Emu, emulator } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { sharedEmulator } from './helpers.js';
 
-let emu: Emu;
-beforeAll(async () => {
-  emu = await emulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  expect((await emu.control('POST', '/reset')).status).toBe(200);
-});
+const emu = await sharedEmulator();
 
 interface Answer {
   status: number;

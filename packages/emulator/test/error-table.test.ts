@@ -78,13 +78,16 @@ const rows: Array<[number, string, () => Promise<Res>]> = [
     409,
     'IDEMPOTENT_REQUEST_IN_FLIGHT',
     async () => {
-      // Two sends of one key at once, the first held by a delay fault: whichever arrives second
-      // meets the first in flight (no order assumed; 2 s is how far apart two sends may arrive).
-      await emu.control('POST', '/faults', { endpoint: 'generate', delayMs: 2_000 });
+      // The first send is held inside the emulator, its key claimed, until the second is answered.
+      await emu.control('POST', '/faults', { endpoint: 'generate', hold: true });
       const send = () => gen({ model: 'image-fast', prompt: 'a' }, 'svc_live_busy', { 'idempotency-key': 'row409' });
-      const both = await Promise.all([send(), send()]);
-      expect(both.map((r) => r.status).sort()).toEqual([202, 409]);
-      return both.find((r) => r.status === 409) as Res;
+      const first = send();
+      expect((await emu.control('GET', '/faults/held?min=1')).body.held).toHaveLength(1);
+      const second = await send();
+      expect(second.headers.get('retry-after')).toBe('3');
+      await emu.control('POST', '/faults/release');
+      expect((await first).status).toBe(202);
+      return second;
     },
   ],
   [429, 'RATE_LIMIT', () => fault({ endpoint: 'generate', status: 429 }, () => gen({ model: 'image-fast', prompt: 'x' }))],

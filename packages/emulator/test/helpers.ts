@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeEach, expect } from 'vitest';
 import { type EmulatorConfig, type RunningEmulator, startEmulator } from '../src/index.js';
 
 export const KEY = 'svc_live_test_pro';
@@ -135,3 +136,13 @@ export const expectErrorShape = (r: Res) => {
     throw new Error(`request_id mismatch ${r.body.request_id} vs ${r.headers.get('x-request-id')}`);
   }
 };
+
+/** One emulator for the whole test file: reset before each test, closed after the last. */
+export async function sharedEmulator(): Promise<Emu> {
+  const emu = await emulator();
+  afterAll(() => emu.close());
+  beforeEach(async () => {
+    expect((await emu.control('POST', '/reset')).status).toBe(200);
+  });
+  return emu;
+}

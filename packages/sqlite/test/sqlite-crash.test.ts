@@ -58,17 +58,16 @@ describe('SIGKILL at each point of the submit path, then a restart', () => {
     const HANDLED_FILE = join(directory, `${point}.handled`);
     const KEY = `crash-${point}`;
     const before = await reserves();
-    if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', delayMs: 60_000 });
+    // In flight: the service bills the submit, then holds its answer until released.
+    if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', hold: true });
     const env = { DB_FILE, HANDLED_FILE, KEY };
     const crashed = await child({ ...env, CRASH_AT: point }, (line, kill) => {
       if (line !== 'submitting' || point !== 'in-flight') return;
-      // Killed once the service has billed the submit, its answer still held back.
-      void (async () => {
-        for (let i = 0; i < 6_000 && (await reserves()).length === before.length; i++) await new Promise((r) => setTimeout(r, 10));
-        kill();
-      })();
+      // Killed once the service has billed the submit and holds its answer back.
+      void control('GET', '/faults/held?min=1').then(kill);
     });
     expect(crashed.signal).toBe('SIGKILL');
+    await control('POST', '/faults/release', {}); // to a dead socket: nobody hears it
     await control('DELETE', '/faults');
     const restarted = await child({ ...env, CRASH_AT: 'none' });
     expect(restarted.code).toBe(0);
