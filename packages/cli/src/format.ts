@@ -40,9 +40,12 @@ export function shellQuote(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** What a failed generation cost: refunded in almost every case, forfeited on a policy flag. */
+/**
+ * What a failed generation cost: refunded in almost every case, forfeited on a policy flag. It
+ * says "refunded" only when the service says nothing was kept (`credits_used` 0).
+ */
 export function failureCharge(generation: Generation): string {
-  return generation.error?.code === 'CONTENT_POLICY_VIOLATION'
-    ? `${generation.credits_used} credits forfeited (flagged by safety review)`
-    : `${generation.credits_used} credits charged (refunded)`;
+  const used = generation.credits_used ?? 0;
+  if (generation.error?.code === 'CONTENT_POLICY_VIOLATION') return `${used} credits forfeited (flagged by safety review)`;
+  return used > 0 ? `${used} credits charged` : `${used} credits charged (refunded)`;
 }

@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { terminalText } from './terminal-text';
 
 /** Where a command writes: results to stdout, progress and errors to stderr. */
 export interface Io {
@@ -26,7 +27,9 @@ export interface IoStreams {
 
 /**
  * Every byte the CLI writes goes through here, and every known secret is masked on the way
- * out: a key pasted into the wrong flag is echoed back as `[redacted]`, never in clear.
+ * out: a key pasted into the wrong flag is echoed back as `[redacted]`, never in clear. Lines
+ * and the progress text also lose any control a service answer could carry (`terminalText`);
+ * JSON is left as JSON.stringify escapes it.
  */
 export function createIo(streams: IoStreams = process, options: { color?: boolean } = {}): Io {
   const useColor = options.color ?? colorWanted(streams.stderr, process.env, process.argv);
@@ -37,9 +40,9 @@ export function createIo(streams: IoStreams = process, options: { color?: boolea
     return masked;
   };
   return {
-    out: (line) => void streams.stdout.write(`${mask(line)}\n`),
-    err: (line) => void streams.stderr.write(`${mask(line)}\n`),
-    errRaw: (text) => void streams.stderr.write(mask(text)),
+    out: (line) => void streams.stdout.write(`${terminalText(mask(line))}\n`),
+    err: (line) => void streams.stderr.write(`${terminalText(mask(line))}\n`),
+    errRaw: (text) => void streams.stderr.write(terminalText(mask(text))),
     json: (value) => void streams.stdout.write(`${mask(JSON.stringify(value, null, 2))}\n`),
     // A dumb terminal cannot redraw a line: it gets the plain lines a log gets.
     errIsTTY: Boolean(streams.stderr.isTTY) && process.env.TERM !== 'dumb',

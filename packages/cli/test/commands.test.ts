@@ -170,6 +170,19 @@ describe('errors: one line with the next hint, and an exit code per kind', () =>
     expect(stderr).toMatch(/NOT_FOUND/);
   });
 
+  it("a service answer's escape sequences do not reach the terminal: its message is shown, defused", async () => {
+    const message = 'boom \x1b]0;pwned\x07 \x1b[2J\x1b[1;1H\rforged line';
+    await control(emu.url, '/faults', { method: 'POST', body: JSON.stringify({ endpoint: 'credits', status: 500, count: 1, message }) });
+    const { code, stderr } = await run(['credits', '--max-retries', '0']);
+    expect(code).toBe(6);
+    // Core quotes a service's message as one inert line (each run of controls is one space);
+    // the CLI's own filter (terminal-text) is for what reaches it otherwise (statuses, names).
+    expect(stderr).toContain('boom ]0;pwned [2J [1;1H forged line');
+    // Not on a terminal, so no colour either: no escape and no carriage return at all.
+    expect(stderr).not.toContain('\x1b');
+    expect(stderr).not.toContain('\r');
+  });
+
   it('service (6): a 500 that outlasts the retries, and no service at all', async () => {
     await control(emu.url, '/faults', { method: 'POST', body: JSON.stringify({ endpoint: 'credits', status: 500, count: 1 }) });
     const failed = await run(['credits', '--max-retries', '0']);

@@ -17,6 +17,10 @@ afterAll(async () => {
   await Promise.all([fast?.close(), slow?.close()]);
 });
 
+/** Holds the next status read inside the emulator until `/faults/release`. */
+const holdNextStatusRead = (base: string) =>
+  control(base, '/faults', { method: 'POST', body: JSON.stringify({ endpoint: 'status', hold: true }) });
+
 const ledger = async (base: string) => (await control(base, `/accounts/${ACCOUNT}`)).ledger as Array<{ type: string }>;
 
 describe('generate --wait, not on a terminal', () => {
@@ -107,16 +111,18 @@ describe('interrupted or unwritable', () => {
   it('Ctrl-C during the submit prints the resubmit command; running it bills exactly once', async () => {
     const reserves = async () => (await ledger(slow.url)).filter((e) => e.type === 'reserve').length;
     const before = await reserves();
-    await control(slow.url, '/faults', { method: 'POST', body: JSON.stringify({ endpoint: 'generate', delayMs: 3_000 }) });
+    // The submit is held inside the emulator (its key claimed, nothing billed) until released.
+    await control(slow.url, '/faults', { method: 'POST', body: JSON.stringify({ endpoint: 'generate', hold: true }) });
     const { child, done } = spawnCli(['generate', '--model', 'image-fast', '--prompt', 'resume-me', '--json'], { baseUrl: slow.url });
-    await waitForOutput(child, /idempotency key/);
+    expect((await control(slow.url, '/faults/held?min=1')).held).toHaveLength(1);
     child.kill('SIGINT');
     const { code, stderr, stdout } = await done;
     expect(code, stderr + stdout).toBe(130);
     const resubmit = /Resubmit with the same key \(never billed twice\): mediagen (.+)$/m.exec(stderr)?.[1];
     expect(resubmit, stderr).toMatch(/^generate --model image-fast --prompt resume-me --idempotency-key [0-9a-f-]{36} --json$/);
-    // Whether or not the interrupted request got through, the same key makes one generation.
-    await new Promise((r) => setTimeout(r, 3_500));
+    // The interrupted request got through: let it finish enqueuing (billed once, its key done).
+    expect((await control(slow.url, '/faults/release', { method: 'POST', body: '{}' })).released).toBe(1);
+    await expect.poll(reserves, { timeout: 20_000 }).toBe(before + 1);
     const again = await runCli(resubmit!.split(' '), { baseUrl: slow.url });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).idempotency_key).toBe(resubmit!.split(' ')[6]);
@@ -138,15 +144,21 @@ describe('interrupted or unwritable', () => {
 describe('on a terminal', () => {
   it('draws one live line: spinner, status, elapsed, expected time for the kind', async () => {
     const out = await tempDir('tty');
-    // The slow emulator: a render of seconds, so the line is drawn while the status is still live.
-    const { done } = spawnTty(['generate', '--model', 'image-fast', '--prompt', 'tty', '--wait', '--out', out], { baseUrl: slow.url });
+    // The first status read is held: the line is drawn while the generation is certainly live,
+    // whatever the render's pace; released once it shows, the run goes on to completion.
+    await holdNextStatusRead(slow.url);
+    const { child, done } = spawnTty(['generate', '--model', 'image-fast', '--prompt', 'tty', '--wait', '--out', out], {
+      baseUrl: slow.url,
+    });
+    // Spinner, status (the submit's, the read being held), elapsed seconds, the kind's expected time.
+    await waitForOutput(child, /\[2K[^\r]*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏][^\r]*submitted[^\r]*\d+s[^\r]*image usually takes 5-15 s/);
+    expect((await control(slow.url, '/faults/held?min=1')).held).toMatchObject([{ endpoint: 'status' }]);
+    expect((await control(slow.url, '/faults/release', { method: 'POST', body: '{}' })).released).toBe(1);
     const { code, stdout } = await done;
     expect(code).toBe(0);
     // Redrawn in place: clear-line sequences and a braille spinner frame.
     expect(stdout).toContain('\r\x1b[2K');
     expect(stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-    expect(stdout).toMatch(/pending|processing/);
-    expect(stdout).toContain('image usually takes 5-15 s');
     expect(stdout).toMatch(/completed [0-9a-f-]{36} in/);
     expect(await readdir(out)).toHaveLength(1);
   });
@@ -155,13 +167,16 @@ describe('on a terminal', () => {
 describe('Ctrl-C while waiting stops waiting, never the generation', () => {
   it('SIGINT: prints mediagen wait <id>, exits 130, and the generation completes; wait <id> resumes', async () => {
     const out = await tempDir('sigint');
+    // The first status read is held: the CLI is waiting, whatever the render's pace, when Ctrl-C comes.
+    await holdNextStatusRead(slow.url);
     const { child, done } = spawnCli(['generate', '--model', 'image-fast', '--prompt', 'interrupt me', '--wait', '--out', out], {
       baseUrl: slow.url,
     });
     const id = await waitForOutput(child, /submitted ([0-9a-f-]{36})/);
-    await waitForOutput(child, /status (pending|processing)/);
+    expect((await control(slow.url, '/faults/held?min=1')).held).toMatchObject([{ endpoint: 'status' }]);
     child.kill('SIGINT');
     const { code, stderr } = await done;
+    expect((await control(slow.url, '/faults/release', { method: 'POST', body: '{}' })).released).toBe(1);
     expect(code).toBe(130);
     expect(stderr).toContain(`Stopped waiting. Generation ${id} was not cancelled`);
     expect(stderr).toContain(`Resume with: mediagen wait ${id} --out ${out}`);
@@ -174,13 +189,15 @@ describe('Ctrl-C while waiting stops waiting, never the generation', () => {
   });
 
   it('Ctrl-C typed on the terminal does the same', async () => {
+    await holdNextStatusRead(slow.url);
     const { child, done } = spawnTty(['generate', '--model', 'image-fast', '--prompt', 'tty interrupt', '--wait', '--no-download'], {
       baseUrl: slow.url,
     });
     const id = await waitForOutput(child, /submitted ([0-9a-f-]{36})/);
-    await waitForOutput(child, /(pending|processing)/);
+    expect((await control(slow.url, '/faults/held?min=1')).held).toMatchObject([{ endpoint: 'status' }]);
     child.stdin?.write('\x03');
     const { code, stdout } = await done;
+    expect((await control(slow.url, '/faults/release', { method: 'POST', body: '{}' })).released).toBe(1);
     expect(code).toBe(130);
     expect(stdout).toContain(`Resume with: mediagen wait ${id}`);
     const status = await runCli(['get', id, '--json'], { baseUrl: slow.url });
