@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import {
   fromStoredRow,
   type GenerationRecord,
@@ -10,7 +12,7 @@ import {
 import { openDatabase, type SqliteDatabase, type SqliteDriver, type SqliteStatement } from './driver';
 
 export interface SqliteGenerationStoreOptions {
-  /** The database file (created if missing). `:memory:` for a throwaway one. */
+  /** The database file (created if missing, its folder too). `:memory:` for a throwaway one. */
   filename: string;
   /** Table name. Default `mediagen_generations`. */
   table?: string;
@@ -105,6 +107,8 @@ export class SqliteGenerationStore implements GenerationStore {
   #open(): Promise<{ db: SqliteDatabase; sql: Statements }> {
     this.#opened ??= (async () => {
       const { filename, table, driver = 'auto', synchronous = 'NORMAL', busyTimeoutMs = 5_000 } = this.#options;
+      // `data/generations.db` on a fresh checkout: SQLite creates the file, never its folder.
+      if (filename !== ':memory:' && !filename.startsWith('file:')) await mkdir(dirname(filename), { recursive: true });
       const opened = await openDatabase(filename, driver);
       this.driver = opened.driver;
       const db = opened.db;

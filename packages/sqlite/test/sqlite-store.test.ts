@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
@@ -14,6 +14,17 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const KEY = 'svc_live_sqlite';
 
 describe('SqliteGenerationStore', () => {
+  it("creates the file's folder: `data/generations.db` works in a fresh checkout", async () => {
+    const filename = join(directory, 'fresh', 'data', 'generations.db');
+    const store = new SqliteGenerationStore({ filename });
+    try {
+      expect(await store.get('nothing')).toBeUndefined();
+      expect(statSync(filename).isFile()).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a row committed before SIGKILL is there when the file is opened again', async () => {
     const filename = join(directory, 'killed.db');
     for (let run = 0; run < 3; run++) {
