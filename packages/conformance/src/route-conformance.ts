@@ -265,5 +265,32 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       expect(service.status).toBe(422);
       expect(service.body).toMatchObject({ message: expect.any(String), next: expect.any(String) });
     });
+
+    it('an id or a cursor from outside that names nothing is 404 or 422 in the contract shape, never a 500', async () => {
+      const ids = ['%00', 'a%00b', '%1B%5B2J', '%E2%80%AE', '%F0%9F%98%80', "'%20OR%201%3D1"];
+      for (const id of ids) {
+        for (const path of [`/generations/${id}`, `/generations/${id}/events`]) {
+          const answer = await call('GET', path, { user: 'ada' });
+          expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+          expectErrorShape(answer.body, 'NOT_FOUND');
+        }
+      }
+      // A broken percent-encoding (a lone surrogate's bytes, a cut sequence) or a very long path:
+      // core answers 404, and a framework's router may refuse it first (Fastify: its own 400 for
+      // the encoding, 414 past its maxParamLength).
+      for (const id of ['%ED%A0%80', '%E0%A4%A', 'x'.repeat(300), 'x'.repeat(5_000)]) {
+        for (const path of [`/generations/${id}`, `/generations/${id}/events`]) {
+          const { status } = await call('GET', path, { user: 'ada' });
+          expect({ path: path.slice(0, 40), refused: [400, 404, 414].includes(status) }).toEqual({
+            path: path.slice(0, 40),
+            refused: true,
+          });
+        }
+      }
+      for (const cursor of ['nonsense', '1.%00', '1.%E2%80%AE', `${'9'.repeat(20)}.k`]) {
+        const answer = await call('GET', `/generations?cursor=${cursor}`, { user: 'ada' });
+        expect(answer.status).not.toBeGreaterThanOrEqual(500);
+      }
+    });
   });
 }

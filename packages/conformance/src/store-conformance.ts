@@ -1,4 +1,6 @@
-import type { GenerationRecord, GenerationStore } from '@mediagen/core/ledger';
+import { MediaGenClient } from '@mediagen/core';
+import { createGenerationLedger, type GenerationRecord, type GenerationStore, ledgerSource } from '@mediagen/core/ledger';
+import { createMediaGenHandler } from '@mediagen/core/server';
 import { afterAll, describe, expect, it } from 'vitest';
 
 export interface GenerationStoreTarget {
@@ -179,6 +181,43 @@ export function describeGenerationStoreConformance(target: GenerationStoreTarget
       await Promise.all(records.map((r, i) => store.update(r.key, 0, { status: 'pending', generation_id: `busy-${r.key}-${i}` })));
       const read = await Promise.all(records.map((r) => store.get(r.key)));
       expect(read.every((r) => r?.status === 'pending' && r.version === 1)).toBe(true);
+    });
+
+    it('the routes over a ledger on this store answer ids and cursors from outside with 404 and 422, never a 500', async () => {
+      const store = await target.create();
+      // Never called: a refused id or cursor is answered before the service is asked.
+      const client = new MediaGenClient({ apiKey: 'svc_live_conformance', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
+      const ledger = createGenerationLedger({ client, store });
+      const faults: unknown[] = [];
+      const handler = createMediaGenHandler({
+        client,
+        basePath: '/api',
+        identify: () => 'user-a',
+        source: ledgerSource(ledger),
+        onError: (error) => void faults.push(error),
+      });
+      // What each store may choke on: NUL (PostgreSQL refuses it in text), lone surrogates,
+      // controls, bidi overrides, characters past the BMP, a very long id, SQL and LIKE syntax.
+      const hostile = ['\0', 'a\0b', '\ud800', '\udfff\ud800', '\x1b[2J', '\u202e', '😀', 'x'.repeat(10_000), "' OR 1=1 --", '%_%', '\\'];
+      const ask = (path: string) => handler(new Request(`http://app.test/api${path}`));
+      // A lone surrogate cannot be percent-encoded: a browser sends its bytes as they are.
+      const encode = (text: string) => {
+        try {
+          return encodeURIComponent(text);
+        } catch {
+          return '%ED%A0%80'; // U+D800's bytes, which no decoder accepts
+        }
+      };
+      for (const text of hostile) {
+        const segment = encode(text);
+        for (const path of [`/generations/${segment}`, `/generations/${segment}/events`]) {
+          expect({ path, status: (await ask(path)).status }).toEqual({ path, status: 404 });
+        }
+        const cursor = `1700000000000.${segment}`;
+        expect([200, 422]).toContain((await ask(`/generations?cursor=${encodeURIComponent(cursor)}`)).status);
+        expect((await ask(`/generations?cursor=${segment}`)).status).toBe(422);
+      }
+      expect(faults).toEqual([]);
     });
   });
 }

@@ -37,6 +37,13 @@
 // onRequest / onResponse hooks (+140 B client, +128 B root) and validateParams reading the
 // limit formulas effectiveLimits is built from (+49 B, +61 B) then landed at client 9,281 B,
 // root 12,886 B, verify 1,922 B.
+// Then foreign text quoted in errors as one inert line (util/one-line, where errorFromResponse,
+// GenerationFailedError, parseOutputLink and the download read it; about +60 B root) and the
+// redaction that leaves `Bearer <API_KEY>` as written, paid for inside the budgets: module-level
+// constants written as literals, which esbuild drops when unused (`2 ** 31 - 1`, `64 * 1024`…
+// had stayed in every bundle, -49 B verify), `Number.isFinite` in Retry-After (about -14 B), a
+// shorter raw-body help (about -13 B). Client 9,327 B, root 12,918 B (2 B of headroom left),
+// verify 1,871 B. Applied in MediaGenError's constructor instead, the rule cost verify +50 B.
 export const BUDGETS = {
   /** `MediaGenClient` and its errors: what an app that calls the service ships. */
   client: 9_500,

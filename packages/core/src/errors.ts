@@ -1,5 +1,6 @@
 import { num, str } from './params/read';
 import type { ErrorBody, Generation } from './types';
+import { oneLine } from './util/one-line';
 
 /**
  * Every error the SDK throws. Recognisable without `instanceof` too (`isMediaGenError`),
@@ -46,7 +47,8 @@ export class MediaGenError extends Error {
   ) {
     // Messages built from foreign text (a response, a fetch failure) are bounded and redacted
     // where that text is read: the transport and `errorFromResponse`. (Kept out of here so
-    // `verifyWebhook` alone stays small.)
+    // `verifyWebhook` alone stays small.) The same places make that text one inert line
+    // (util/one-line).
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.status = init.status;
     this.code = init.code;
@@ -115,7 +117,7 @@ export class PermissionDeniedError extends APIError {
   constructor(message: string, init: ApiErrorInit) {
     super(message, init);
     // An absent or unreadable date is an Invalid Date, kept as undefined.
-    const date = new Date(str((init.body as ErrorBody | undefined)?.until) ?? Number.NaN);
+    const date = new Date(str((init.body as ErrorBody | undefined)?.until) ?? '');
     this.until = Number.isNaN(date.getTime()) ? undefined : date;
   }
 }
@@ -222,17 +224,20 @@ export class GenerationFailedError extends MediaGenError {
   declare readonly generation: Generation;
   constructor(generation: Generation) {
     const error = generation.error;
-    const code = error?.code ?? 'unknown';
+    // The payload is the service's (or, from a webhook, any signed sender's): nothing in it is
+    // assumed to be a string, and what is quoted is one inert line (util/one-line).
+    const code = oneLine(str(error?.code)?.slice(0, 100) ?? 'unknown');
     const retryable = error?.retryable ?? false;
     // CONTENT_POLICY_VIOLATION is the one failure whose charge is kept (spec: States, fact 3).
     const forfeited = code === 'CONTENT_POLICY_VIOLATION';
     super(
-      `Generation ${generation.generation_id} failed: ${code}${error?.message ? ` (${String(error.message).slice(0, 500)})` : ''}` +
-        (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
+      oneLine(
+        `Generation ${generation.generation_id} failed: ${code}${error?.message ? ` (${String(error.message).slice(0, 500)})` : ''}`,
+      ) + (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
       {
         code,
         retryable,
-        requestId: generation.request_id,
+        requestId: oneLine(str(generation.request_id)),
         body: generation,
         next: retryable ? 'May succeed if resubmitted.' : 'Resubmitting as is fails (and bills) again.',
       },

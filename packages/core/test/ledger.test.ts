@@ -326,7 +326,11 @@ describe('createGenerationLedger: reads', () => {
     expect(third.next_cursor).toBeNull();
     expect(await l.ledger.get('bob', ids[0] as string)).toBeUndefined();
     expect((await l.ledger.get('alice', ids[0] as string))?.generation_id).toBe(ids[0]);
-    await expect(l.ledger.list('alice', { cursor: 'not a cursor' })).rejects.toMatchObject({ code: 'CONFIGURATION_ERROR' });
+    await expect(l.ledger.list('alice', { cursor: 'not a cursor' })).rejects.toMatchObject({
+      code: 'INVALID_BODY',
+      status: 422,
+      body: { details: { field: 'cursor' } },
+    });
   });
 
   it('never serves an expired link: a read near expiry signs afresh; a generation the service forgot reads unavailable', async () => {

@@ -1,13 +1,13 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MediaGenClient, MemoryGenerationEvents, type WebhookEvent } from '../src/index';
 import { createNodeHandler } from '../src/node';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '../src/server';
 import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
+import { slowEmulator } from './support/slow-emulator';
 import { dataOf, sseReader } from './support/sse';
 
 /**
@@ -18,14 +18,7 @@ import { dataOf, sseReader } from './support/sse';
  */
 const KEY = 'svc_live_node_streams';
 const SECRET = 'whsec_node_streams';
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startEmulator({
-    port: 0,
-    config: { timeScale: 1000, accounts: [{ id: 'acct_node_streams', tier: 'ultimate', balance: 100_000, keys: [{ key: KEY }] }] },
-  });
-});
-afterAll(() => emulator.close());
+const emulator = slowEmulator(KEY, 'acct_node_streams');
 
 /** In-process events that count live subscriptions per key: a follow that is let go leaves none. */
 class CountingEvents extends MemoryGenerationEvents {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redact, sanitizeCause } from '../src/util/redact';
+import { ERROR_CODES } from '../src/wire/error-codes';
 
 const KEY = 'svc_live_Abc123Secret_xyz';
 
@@ -32,6 +33,12 @@ describe('redact', () => {
       const text = unit.repeat(Math.ceil((256 * 1024) / unit.length));
       expect(typeof redact(text, [KEY])).toBe('string');
     }
+  });
+
+  it("leaves the contract's own hints as written: a key prefix alone is no secret", () => {
+    for (const [code, info] of Object.entries(ERROR_CODES)) expect({ code, next: redact(info.next) }).toEqual({ code, next: info.next });
+    expect(redact('it starts with svc_live_ and is shown once')).toBe('it starts with svc_live_ and is shown once');
+    expect(redact('key svc_live_x1 and whsec_y2')).toBe('key svc_live_[redacted] and whsec_[redacted]');
   });
 
   it('sanitizeCause keeps a clean error as is and copies one that quotes a secret', () => {

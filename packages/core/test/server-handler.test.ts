@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, MediaGenClient, signWebhook, type WebhookEvent } from '../src/index';
+import { ConfigurationError, MediaGenClient, type WebhookEvent } from '../src/index';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '../src/server';
 import { ERROR_CODES } from '../src/wire';
+import { completedDelivery } from './support/completion';
 import { startFakeService } from './support/fake-service';
 import { memorySource } from './support/memory-source';
 import { imageFast } from './support/models';
@@ -198,31 +199,9 @@ describe('createMediaGenHandler', () => {
       webhook: { secrets: 'whsec_test', onEvent: (event, context) => void events.push([event, context.platform]) },
     });
     const id = crypto.randomUUID();
-    const body = JSON.stringify({
-      generation_id: id,
-      status: 'completed',
-      model: 'image-fast',
-      output_url: `https://media.example/${id}.png`,
-      output_urls: [`https://media.example/${id}.png`],
-      credits_charged: 4,
-      duration_ms: 1,
-      completed_at: new Date().toISOString(),
-    });
-    const deliver = (signature: string | undefined) =>
-      handler(
-        new Request(`${BASE}/webhooks/mediagen`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-service-event': 'generation.completed',
-            'x-service-delivery-id': crypto.randomUUID(),
-            ...(signature && { 'x-service-signature': signature }),
-          },
-          body,
-        }),
-        { from: 'adapter' },
-      );
-    expect((await deliver(await signWebhook(body, 'whsec_test'))).status).toBe(200);
+    const deliver = async (secret: string | undefined) =>
+      handler(new Request(`${BASE}/webhooks/mediagen`, await completedDelivery(id, secret)), { from: 'adapter' });
+    expect((await deliver('whsec_test')).status).toBe(200);
     expect(events.map(([event, platform]) => [event.data.generation_id, platform])).toEqual([[id, { from: 'adapter' }]]);
     const unsigned = await deliver(undefined);
     expect(unsigned.status).toBe(ERROR_CODES.WEBHOOK_SIGNATURE_MISSING.status);

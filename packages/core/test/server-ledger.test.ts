@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Generation, MediaGenClient } from '../src/index';
 import { createGenerationLedger, type GenerationStore, ledgerSource, MemoryGenerationStore } from '../src/ledger';
@@ -167,5 +168,60 @@ describe('a refused submit, sent again with its key', () => {
       expect(await res.json()).toMatchObject({ error: 'CONTENT_POLICY_VIOLATION' });
     }
     expect(submitted).toEqual([]);
+  });
+});
+
+describe('the list route, asked anything', () => {
+  it('a cursor or limit from the query string is never a 500: a bad cursor is 422 INVALID_BODY naming the field', async () => {
+    const { handler } = app(new MemoryGenerationStore(), Date.now);
+    await handler(submit('ada', 'list-1', 'one'));
+    await handler(submit('ada', 'list-2', 'two'));
+    const first = (await (await handler(read('ada', '/generations?limit=1'))).json()) as { next_cursor: string };
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const page = await handler(read('ada', `/generations?limit=1&cursor=${encodeURIComponent(first.next_cursor)}`));
+    expect(page.status).toBe(200);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 60 }),
+          fc.constantFrom('1.', '.x', '9999999999999999.%E0%A4%A', '1.%ZZ', `${'9'.repeat(17)}.k`),
+        ),
+        fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('-1', '0', '1e9', 'NaN', '2.5')),
+        async (cursor, limit) => {
+          const response = await handler(
+            read('ada', `/generations?limit=${encodeURIComponent(limit)}&cursor=${encodeURIComponent(cursor)}`),
+          );
+          const body = (await response.json()) as { error?: string; details?: { field?: string } };
+          // An empty cursor is no cursor (the first page); any other either is one this list gave or is refused.
+          expect([200, 422]).toContain(response.status);
+          if (response.status === 422) expect(body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'cursor' } });
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('an id from the path that names nothing is 404 on both generation routes, whatever its characters', async () => {
+    const { handler } = app(new MemoryGenerationStore(), Date.now);
+    const encode = (text: string) => {
+      try {
+        return encodeURIComponent(text);
+      } catch {
+        return '%ED%A0%80'; // a lone surrogate: U+D800's bytes, which no decoder accepts
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.string({ minLength: 300, maxLength: 2_000 })),
+        async (id) => {
+          for (const path of [`/generations/${encode(id)}`, `/generations/${encode(id)}/events`]) {
+            const response = await handler(read('ada', path));
+            expect(response.status).toBe(404);
+            expect(await response.json()).toMatchObject({ error: 'NOT_FOUND' });
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });

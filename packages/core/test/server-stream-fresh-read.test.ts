@@ -1,9 +1,9 @@
-import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MediaGenClient } from '../src/index';
 import { createMediaGenHandler } from '../src/server';
 import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
+import { slowEmulator } from './support/slow-emulator';
 import { dataOf, sseReader } from './support/sse';
 
 /**
@@ -17,14 +17,7 @@ import { dataOf, sseReader } from './support/sse';
 const KEY = 'svc_live_fresh_read';
 const SECRET = 'whsec_fresh_read';
 const BASE = 'http://app.test/api';
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startEmulator({
-    port: 0,
-    config: { timeScale: 1000, accounts: [{ id: 'acct_fresh', tier: 'ultimate', balance: 100_000, keys: [{ key: KEY }] }] },
-  });
-});
-afterAll(() => emulator.close());
+const emulator = slowEmulator(KEY, 'acct_fresh');
 
 /** A fetch that can hold the next status read of one generation until the test releases it. */
 function gatedFetch() {

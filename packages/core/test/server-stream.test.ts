@@ -1,10 +1,11 @@
-import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '@mediagen/emulator';
+import { describe, expect, it } from 'vitest';
 import { MediaGenClient } from '../src/index';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '../src/server';
 import { SseConnection } from '../src/server/sse-connection';
 import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
+import { slowEmulator } from './support/slow-emulator';
 import { dataOf, sseReader } from './support/sse';
 
 /**
@@ -14,14 +15,7 @@ import { dataOf, sseReader } from './support/sse';
  */
 const KEY = 'svc_live_streams';
 const SECRET = 'whsec_streams';
-let emulator: RunningEmulator;
-beforeAll(async () => {
-  emulator = await startEmulator({
-    port: 0,
-    config: { timeScale: 1000, accounts: [{ id: 'acct_streams', tier: 'ultimate', balance: 100_000, keys: [{ key: KEY }] }] },
-  });
-});
-afterAll(() => emulator.close());
+const emulator = slowEmulator(KEY, 'acct_streams');
 
 const BASE = 'http://app.test/api';
 

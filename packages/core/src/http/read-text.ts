@@ -1,7 +1,7 @@
 /** Largest error body read: enough for any service error object; the rest is discarded unread. */
-export const ERROR_BODY_MAX = 64 * 1024;
+export const ERROR_BODY_MAX = 65_536; // 64 KiB
 /** Largest success body read (a model list is tens of KB): a runaway answer cannot fill memory. */
-export const SUCCESS_BODY_MAX = 16 * 1024 * 1024;
+export const SUCCESS_BODY_MAX = 16_777_216; // 16 MiB
 
 /**
  * A response body as text, read up to `max` bytes and the rest cancelled, never buffered: the

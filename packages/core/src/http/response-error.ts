@@ -11,6 +11,7 @@ import {
 } from '../errors';
 import { dict, str } from '../params/read';
 import type { ErrorBody } from '../types';
+import { oneLine } from '../util/one-line';
 import { cap } from '../util/redact';
 import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from './header-names';
 import { DEFAULT_WAITS, parseRetryAfter } from './retry-after';
@@ -31,17 +32,19 @@ const SNIPPET_SCAN = 2_000;
 /** Turns any non-2xx response into the typed error for its status and code. `text` is already bounded. */
 export function errorFromResponse(status: number, headers: Headers, text: string): APIError {
   const body = parseErrorBody(text);
+  // Every piece of the answer quoted in the error is one inert line (util/one-line): the app
+  // prints it, and the answer may come from anyone on the path.
   const rawCode = str(body?.error);
-  const code = rawCode ? cap(LEGACY_CODES.get(rawCode) ?? rawCode, CODE_MAX) : `HTTP_${status}`;
-  const requestId = str(body?.request_id) ?? headers.get(REQUEST_ID_HEADER) ?? undefined;
+  const code = rawCode ? oneLine(cap(LEGACY_CODES.get(rawCode) ?? rawCode, CODE_MAX)) : `HTTP_${status}`;
+  const requestId = oneLine(str(body?.request_id) ?? headers.get(REQUEST_ID_HEADER) ?? undefined);
   const message = str(body?.message);
   const detail = message !== undefined ? cap(message, DETAIL_MAX) : body ? undefined : describeNonJson(headers, text);
-  const summary = `${status} ${code}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${cap(requestId, CODE_MAX)})` : ''}`;
+  const summary = oneLine(`${status} ${code}${detail ? `: ${detail}` : ''}${requestId ? ` (request_id ${cap(requestId, CODE_MAX)})` : ''}`);
   const next = str(body?.next);
   const init = {
     status,
     code,
-    next: next === undefined ? undefined : cap(next, DETAIL_MAX),
+    next: oneLine(next && cap(next, DETAIL_MAX)),
     requestId,
     body: body ?? text.slice(0, SNIPPET_SCAN),
     retryable: status === 409 || status === 429 || status >= 500,
@@ -93,10 +96,7 @@ export function parseErrorBody(text: string): ErrorBody | undefined {
 function describeNonJson(headers: Headers, text: string): string {
   const type = cap(headers.get('content-type') ?? 'no content type', CODE_MAX);
   // Only the head is looked at, and tags are dropped by a bounded pattern: linear whatever the body.
-  const snippet = text
-    .slice(0, SNIPPET_SCAN)
-    .replace(/<[^<>]{0,200}>/g, ' ')
-    .replace(/\s+/g, ' ')
+  const snippet = oneLine(text.slice(0, SNIPPET_SCAN).replace(/<[^<>]{0,200}>/g, ' '))
     .trim()
     .slice(0, 120);
   return `not a service error body (${type}; a proxy?)${snippet ? `: "${snippet}"` : ''}`;

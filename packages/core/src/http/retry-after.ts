@@ -3,7 +3,7 @@
  * an hour, a date ahead) is not shortened to a default and resent early: the call fails with the
  * error, whose `retryAfterMs` holds the whole wait, and the caller decides when to come back.
  */
-export const RETRY_AFTER_MAX_MS = 10 * 60_000;
+export const RETRY_AFTER_MAX_MS = 600_000; // 10 minutes
 
 /**
  * The contract's waits when the service names none: the client retry guidance (409: 3 s, 429:
@@ -24,8 +24,8 @@ export const DEFAULT_WAITS: Readonly<Record<string, number>> = {
  */
 export function parseRetryAfter(value: string | null): number | undefined {
   if (value === null) return undefined;
-  const seconds = Number(value.trim() || Number.NaN);
+  const seconds = Number(value.trim() || undefined); // blank: NaN (Number('') is 0)
   // Not a number: an HTTP date (a negative number parses as a date long past, and is dropped).
   const ms = seconds >= 0 ? seconds * 1_000 : Date.parse(value) - Date.now();
-  return ms >= 0 && ms < Number.POSITIVE_INFINITY ? Math.ceil(ms) : undefined;
+  return Number.isFinite(ms) && ms >= 0 ? Math.ceil(ms) : undefined;
 }

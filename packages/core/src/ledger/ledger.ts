@@ -3,8 +3,11 @@ import { ConfigurationError, InvalidRequestError, isMediaGenError, NotFoundError
 import { generationFromEvent } from '../events/generation-from-event';
 import { isExpired, parseOutputLink } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
+import { routeError } from '../server/route-error';
 import type { GenerateParams, Generation, GenerationError, SubmitResponse } from '../types';
 import { isIdempotencyKey } from '../util/idempotency-key';
+import { oneLine } from '../util/one-line';
+import { isPlausibleId } from '../util/plausible-id';
 import type { WebhookEvent } from '../webhooks/verify';
 import { pollIntervalMs } from '../wire/timing';
 import { ConfirmedLinks } from './confirmed-links';
@@ -294,6 +297,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   }
 
   async function find(id: string): Promise<GenerationRecord | undefined> {
+    if (!isPlausibleId(id)) return undefined; // from outside, and no record has it (util/plausible-id)
     return (await store.getByGenerationId(id)) ?? (await store.get(id));
   }
 
@@ -369,7 +373,6 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
 
     async get(owner, id) {
       checkOwner(owner);
-      if (typeof id !== 'string' || id === '') return undefined;
       const record = await find(id);
       if (!record || record.owner !== owner) return undefined;
       return viewOf(await refresh(record));
@@ -421,7 +424,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     async wait(owner, id, waitOptions = {}) {
       const record = await find(id);
       if (!record || record.owner !== owner || !record.generation_id) {
-        throw new ConfigurationError(`No generation ${id} of this owner to wait for.`);
+        throw new ConfigurationError(oneLine(`No generation ${id} of this owner to wait for.`));
       }
       const generation = await client.generations.wait(record.generation_id, {
         ...waitOptions,
@@ -567,13 +570,17 @@ function formatCursor(r: GenerationRecord): string {
 }
 
 function parseCursor(cursor: string): ListCursor {
-  const m = /^(\d{1,16})\.(.+)$/.exec(cursor);
+  const m = /^(\d{1,15})\.(.+)$/.exec(cursor);
   let key: string | undefined;
   try {
     key = m ? decodeURIComponent(m[2] as string) : undefined;
   } catch {
     key = undefined;
   }
-  if (!m || key === undefined) throw new ConfigurationError('Invalid list cursor.');
+  // The cursor comes back from outside (a browser's query string): a bad one is the asker's
+  // error, answered 422 by the routes, not a fault of the app.
+  if (!m || !isPlausibleId(key)) {
+    throw routeError('INVALID_BODY', 'Not a cursor this list gave: pass back next_cursor as it came.', { details: { field: 'cursor' } });
+  }
   return { created_at: Number(m[1]), key };
 }

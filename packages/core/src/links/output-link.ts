@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors';
+import { oneLine } from '../util/one-line';
 import { parseOutputLinkPath } from '../wire/links';
 
 export interface OutputLink {
@@ -22,7 +23,7 @@ export function parseOutputLink(url: string | URL): OutputLink {
   } catch {
     // Not a URL at all (or a value that is no string): reported below.
   }
-  if (!parts) throw new ConfigurationError(`Not a signed output link: ${typeof url === 'string' ? url.slice(0, 200) : ''}`);
+  if (!parts) throw new ConfigurationError(oneLine(`Not a signed output link: ${String(url).slice(0, 200)}`));
   const { generationId, expiry, index, filename } = parts;
   return { generationId, expiresAt: new Date(expiry * 1_000), index, filename };
 }

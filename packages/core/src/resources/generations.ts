@@ -19,6 +19,7 @@ import type { TypedGenerateParams } from '../params/registry';
 import { validateParams } from '../params/validate';
 import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
 import { isIdempotencyKey } from '../util/idempotency-key';
+import { oneLine } from '../util/one-line';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { OUTPUT_LINK_PATTERN } from '../wire/links';
@@ -65,7 +66,7 @@ export interface GenerationsConfig {
   events?: () => GenerationEvents | undefined;
 }
 
-const DEFAULT_WAIT_MS = 15 * 60_000;
+const DEFAULT_WAIT_MS = 900_000; // 15 minutes
 
 export class Generations {
   readonly #transport: Transport;
@@ -215,7 +216,7 @@ export class Generations {
     for (let refreshed = typeof target === 'string'; ; refreshed = true) {
       if (!url) {
         if (generation?.status === 'failed') throw new GenerationFailedError(generation);
-        throw new ConfigurationError(`Generation ${id} (${generation?.status}) has no output ${index}.`);
+        throw new ConfigurationError(oneLine(`Generation ${id} (${generation?.status}) has no output ${index}.`));
       }
       let response: Response;
       try {

@@ -3,7 +3,7 @@ import type { RequestOptions, Transport } from '../http/transport';
 import type { Model, ModelList } from '../types';
 import { expectModelList } from './shape';
 
-const DEFAULT_TTL_MS = 5 * 60_000;
+const DEFAULT_TTL_MS = 300_000; // 5 minutes
 
 /** `GET /api/v1/models`, plus the per-client cache that validation and polling read. */
 export class Models {

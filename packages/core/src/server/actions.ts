@@ -1,6 +1,7 @@
 import { toHex } from '../crypto/hmac';
 import { ConfigurationError, isMediaGenError } from '../errors';
 import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
+import { isPlausibleId } from '../util/plausible-id';
 import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
 import { SUBMIT_FIELDS } from '../wire/params';
@@ -103,7 +104,8 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       return client.generations.estimate(await paramsOf(body, context));
     },
     async get(id, context) {
-      if (id === undefined || id === '') throw notFound();
+      // A path segment that cannot be an id is an unknown id: 404, and no store or service asked.
+      if (!isPlausibleId(id)) throw notFound();
       if (source && !(await source.get(id, context.owner))) throw notFound();
       // An unknown id and another user's answer alike (spec: "deliberately indistinguishable"):
       // the service's own 404 is replaced by the same body the refusals below give.

@@ -10,10 +10,11 @@ const REDACTED = '[redacted]';
  * even one split by a stray newline), a webhook secret (`whsec_…`), credentials in a URL.
  * Token runs stop at quotes, backslashes and separators so JSON text stays JSON. The URL
  * scheme and credentials are bounded so that no input makes the scan quadratic (`a.a.a.…`
- * would otherwise rescan to the end from every letter).
+ * would otherwise rescan to the end from every letter). A prefix with nothing after it is no
+ * secret, nor is a placeholder (`Bearer <API_KEY>`): the hints that name them read as written.
  */
 const SECRET_SHAPES =
-  /(\bbearer\s+)[^\s"'\\,;]+|(\b\w*?_live_)[^\s"'\\,;]*|(\bwhsec_)[^\s"'\\,;]*|(\b[a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"'\\]{1,256}@/gi;
+  /(\bbearer\s+)[^\s"'\\,;<][^\s"'\\,;]*|(\b\w*?_live_)[^\s"'\\,;]+|(\bwhsec_)[^\s"'\\,;]+|(\b[a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"'\\]{1,256}@/gi;
 
 /** Exact secrets shorter than this are not searched for as plain text (a test key `k` would mangle every word). */
 const MIN_EXACT_SECRET = 8;

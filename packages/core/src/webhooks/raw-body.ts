@@ -19,5 +19,5 @@ export function isParsedBody(body: unknown): boolean {
 /** How to get the raw body in each supported framework. */
 export const RAW_BODY_HELP =
   'Pass the raw body (string or bytes), not a parsed object: the signature covers the exact bytes. ' +
-  "Express: express.raw({ type: 'application/json' }) on the route, before express.json(). " +
-  'Next.js: await request.text(). NestJS: NestFactory.create(AppModule, { rawBody: true }), then req.rawBody.';
+  "Express: express.raw({ type: 'application/json' }) before express.json(). " +
+  'Next.js: await request.text(). NestJS: { rawBody: true } in NestFactory.create, then req.rawBody.';
