@@ -1,5 +1,6 @@
 import type { Generation } from '@mediagen/core';
 import { type GenerationRequestError, requestErrorOf } from './errors';
+import { readJson } from './read-json';
 import { createSseParser } from './sse';
 
 export type Transport = 'stream' | 'poll';
@@ -68,6 +69,7 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
       }, options.stallMs);
     };
     let opened = false;
+    let parser: ReturnType<typeof createSseParser> | undefined;
     try {
       arm();
       const response = await request(options.streamUrl!, {
@@ -77,7 +79,7 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
         credentials: 'same-origin',
       });
       if (!response.ok) {
-        const error = requestErrorOf(response.status, response.statusText, await response.json().catch(() => undefined));
+        const error = requestErrorOf(response.status, response.statusText, await readJson(response));
         if (!error.retryable) {
           callbacks.refused(error);
           return 'refused';
@@ -91,7 +93,7 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
       opened = true;
       callbacks.transport?.('stream');
       let terminal = false;
-      const parser = createSseParser(
+      parser = createSseParser(
         (message) => {
           if (message.event !== 'message') return; // `error`: the server's follow failed; a reconnect asks again.
           let value: unknown;
@@ -122,6 +124,8 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
     } catch {
       if (stop.signal.aborted) return 'aborted';
       if (stalled) return 'stalled';
+      // An event past the parser's bound is not the handler's stream: reopening gets the same.
+      if (parser?.overflowed) return 'unavailable';
       return opened ? 'cut' : 'unavailable';
     } finally {
       clearTimeout(stall);
@@ -161,7 +165,7 @@ export function followGeneration(options: FollowOptions, callbacks: FollowCallba
           cache: 'no-store',
           headers: { accept: 'application/json' },
         });
-        const body = (await response.json().catch(() => undefined)) as unknown;
+        const body = await readJson(response);
         if (stop.signal.aborted) return;
         if (response.ok && isGeneration(body)) {
           callbacks.update(body);

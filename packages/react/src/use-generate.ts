@@ -1,6 +1,7 @@
 import type { EstimateResponse, GenerateParams, SubmitResponse } from '@mediagen/core';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type GenerationRequestError, networkError, requestErrorOf } from './errors';
+import { readJson } from './read-json';
 import { routeUrl } from './routes';
 import { createSubmissionKeys, paramsFingerprint } from './submission-keys';
 
@@ -74,14 +75,19 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
             body: JSON.stringify(params ?? {}),
             credentials: 'same-origin',
           });
-          const body = (await response.json().catch(() => undefined)) as unknown;
+          const body = await readJson(response);
           if (response.ok && typeof (body as SubmitResponse | undefined)?.generation_id === 'string') {
             keys.current.settle(key);
             setGeneration(body as SubmitResponse);
             latest.current.onSubmitted?.(body as SubmitResponse);
             return body as SubmitResponse;
           }
-          failure = requestErrorOf(response.status, response.statusText, body);
+          // A success without a readable generation (the answer cut off on the way, a proxy's page)
+          // may have billed: it stays retryable, so the resend carries the same key and the
+          // handler answers the same generation instead of billing a second one.
+          failure = response.ok
+            ? networkError(new Error('The answer was cut off before the generation could be read.'))
+            : requestErrorOf(response.status, response.statusText, body);
         } catch (thrown) {
           failure = networkError(thrown);
         }
@@ -131,7 +137,7 @@ function useEstimate(options: UseGenerateOptions<GenerateParams>, basePath: stri
           signal: controller.signal,
           credentials: 'same-origin',
         });
-        const body = (await response.json().catch(() => undefined)) as unknown;
+        const body = await readJson(response);
         if (controller.signal.aborted) return;
         if (response.ok) setState({ fingerprint, estimate: body as EstimateResponse });
         else setState({ fingerprint, error: requestErrorOf(response.status, response.statusText, body) });

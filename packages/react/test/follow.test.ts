@@ -108,6 +108,33 @@ describe('followGeneration: polling when the stream cannot serve', () => {
     }
   });
 
+  it('polls when the stream sends an event without end (a line past the parser bound), and stops reading it', async () => {
+    // 4 MiB of one `data:` line, then the connection held open: only the parser's bound (1 Mi
+    // characters) ends this stream; the stall fallback is a minute away.
+    let closedByClient!: () => void;
+    const closed = new Promise<void>((resolve) => (closedByClient = resolve));
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: ');
+      const chunk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 64; i += 1) res.write(chunk);
+      res.on('close', closedByClient);
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    try {
+      const id = await submitAs(app, 'ada');
+      const streamUrl = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/events`;
+      const f = follow(app, id, 'ada', { streamUrl });
+      await f.settled;
+      await closed;
+      expect(f.transports).toEqual(['stream', 'poll']);
+      expect(f.updates.at(-1)?.status).toBe('completed');
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+
   it('polls when the stream stalls (headers, then not a byte)', async () => {
     const silent = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders());
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

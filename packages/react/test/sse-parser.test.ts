@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSseParser, type SseMessage } from '../src/index';
+import { SSE_MAX_EVENT_CHARS } from '../src/sse';
 
 const parse = (chunks: string[]) => {
   const events: SseMessage[] = [];
@@ -42,5 +43,54 @@ describe('createSseParser', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('stops at the bound: one line or one event past SSE_MAX_EVENT_CHARS throws, however it is split', () => {
+    const feedAll = (chunks: string[]) => {
+      const events: SseMessage[] = [];
+      const parser = createSseParser((m) => events.push(m));
+      let thrownAt: number | undefined;
+      let fed = 0;
+      for (const chunk of chunks) {
+        fed += chunk.length;
+        try {
+          parser.feed(chunk);
+        } catch (error) {
+          expect(error).toBeInstanceOf(RangeError);
+          thrownAt = fed;
+          break;
+        }
+      }
+      return { events, thrownAt, overflowed: parser.overflowed, parser };
+    };
+    const split = (text: string, size: number) =>
+      Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+    fc.assert(
+      fc.property(fc.constantFrom('line', 'data lines', 'comment'), fc.integer({ min: 1, max: 200_000 }), (shape, chunkSize) => {
+        const over = SSE_MAX_EVENT_CHARS + 10;
+        const text =
+          shape === 'line'
+            ? `data: ${'x'.repeat(over)}`
+            : shape === 'comment'
+              ? `: ${'x'.repeat(over)}\n`
+              : 'data: xxxxxxx\n'.repeat(Math.ceil(over / 8));
+        const { events, thrownAt, overflowed, parser } = feedAll(split(text, chunkSize));
+        expect(overflowed).toBe(true);
+        expect(events).toEqual([]);
+        // It stopped within one chunk of the bound: what it holds never grows past it. (A data
+        // line of 14 characters holds 8: its value and the newline joining it to the next.)
+        const textAtBound = shape === 'data lines' ? Math.ceil(SSE_MAX_EVENT_CHARS / 8) * 14 : SSE_MAX_EVENT_CHARS + 2;
+        expect(thrownAt).toBeLessThanOrEqual(textAtBound + 14 + chunkSize);
+        // Once over, nothing more is read.
+        expect(() => parser.feed('\n\ndata: y\n\n')).toThrow(RangeError);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('an event just within the bound is delivered whole', () => {
+    const data = 'x'.repeat(SSE_MAX_EVENT_CHARS - 16);
+    const { events } = parse([`data: ${data.slice(0, 1000)}`, `${data.slice(1000)}\n\n`]);
+    expect(events).toEqual([{ event: 'message', data, id: undefined }]);
   });
 });

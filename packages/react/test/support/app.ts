@@ -39,6 +39,7 @@ export async function startApp(
   /** Each request's response, to tell when the handler has answered it. */
   const responses = new WeakMap<object, ServerResponse>();
   let refuseStreams = false;
+  let cutSubmits = 0;
   let held: (() => void)[] | undefined;
   let handle: ReturnType<typeof createNodeHandler> | undefined;
   const server = createServer((req, res) => {
@@ -68,6 +69,19 @@ export async function startApp(
       streams.add(res);
       res.on('close', () => streams.delete(res));
       if (held) return void held.push(() => void handle!(req, res));
+    }
+    if (entry.method === 'POST' && path === '/api/generations' && cutSubmits > 0) {
+      cutSubmits--;
+      // The handler submits (and the service bills) as usual; its answer is cut half-way.
+      let cut = false;
+      const write = res.write.bind(res) as (chunk: Uint8Array, done: () => void) => boolean;
+      res.write = ((chunk: Uint8Array | string) => {
+        if (cut) return true;
+        cut = true;
+        const bytes = Buffer.from(chunk);
+        write(bytes.subarray(0, Math.max(1, bytes.length >> 1)), () => res.socket?.destroy());
+        return true;
+      }) as typeof res.write;
     }
     void handle!(req, res);
   });
@@ -136,6 +150,10 @@ export async function startApp(
     },
     refuseStreams(on: boolean) {
       refuseStreams = on;
+    },
+    /** The next `count` submits are made, and their answers cut off half-way, as a dropped connection would. */
+    cutSubmitAnswers(count: number) {
+      cutSubmits = count;
     },
     /** What the service sends when the generation completes: its signed webhook, posted to the app. */
     async complete(id: string) {
