@@ -1,15 +1,12 @@
 /**
  * Runs once when the server starts: the ledger's reconciler (it polls generations whose webhook
- * never came and resends unanswered submits). Not during `next build`: the database is created
- * here, at start, and opened on first use.
+ * never came and resends unanswered submits). Not during `next build`: the database (and its folder) is
+ * created on first use.
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { mkdirSync } = await import('node:fs');
-  const { dirname } = await import('node:path');
   const { studio } = await import('./lib/mediagen');
   const app = studio();
-  mkdirSync(dirname(app.databaseFile), { recursive: true });
   // `next dev` may call register() again after a reload: the instance (on globalThis) starts once.
   const started = globalThis as { __mediagenReconciler?: boolean };
   if (started.__mediagenReconciler) return;

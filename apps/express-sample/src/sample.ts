@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, ledgerSource } from '@mediagen/core/ledger';
@@ -21,7 +20,6 @@ export interface Sample {
  */
 export function openSample(config: Omit<Config, 'port'>, client?: MediaGenClient): Sample {
   const mediagen = client ?? new MediaGenClient({ apiKey: config.apiKey, baseUrl: config.baseUrl });
-  mkdirSync(config.dataDir, { recursive: true });
   const store = new SqliteGenerationStore({ filename: join(config.dataDir, 'generations.db') });
   const outputsDir = config.persistOutputs ? join(config.dataDir, 'outputs') : undefined;
   const ledger = createGenerationLedger({

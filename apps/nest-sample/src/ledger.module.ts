@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
@@ -19,7 +18,6 @@ function ledgerClient({ apiKey, baseUrl }: SampleConfig): MediaGenClient {
 }
 
 function openStore({ dataDir }: SampleConfig): SqliteGenerationStore {
-  mkdirSync(dataDir, { recursive: true });
   return new SqliteGenerationStore({ filename: join(dataDir, 'generations.db') });
 }
 

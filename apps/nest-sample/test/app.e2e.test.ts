@@ -79,6 +79,11 @@ describe('nest-sample against the emulator, over HTTP', () => {
       error: { code: 'model_unavailable' },
       credits_used: 0,
     });
+    // The sample's @OnGenerationEvent('generation.failed') tells operators why, on one line.
+    const lines = () => s.logs.filter((l) => l.startsWith('warn GenerationWebhooks:'));
+    const [why, ...more] = await eventually(async () => lines().length > 0 && lines());
+    expect(more).toEqual([]);
+    expect(why).toMatch(new RegExp(`^warn GenerationWebhooks: ${body.generation_id} failed: model_unavailable [^\\p{Cc}]*$`, 'u'));
   });
 
   it('a duplicate or replayed delivery changes nothing; a bad signature is refused with 401', async () => {

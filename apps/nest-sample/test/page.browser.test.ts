@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Model } from '@mediagen/core';
 import { effectiveLimits, PROMPT_MAX } from '@mediagen/core/wire';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from './support/stack.js';
 
@@ -47,6 +47,17 @@ describe('the sample page in a real Chromium', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
+  /** A new page of the sample that submits `prompt` to `model`, once the model list has loaded. */
+  async function submitOnNewPage(model: string, prompt: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator(`#model option[value="${model}"]`).count()).toBe(1);
+    await page.selectOption('#model', model);
+    await page.fill('#prompt', prompt);
+    await page.click('#submit');
+    return page;
+  }
+
   it('type a prompt, submit, watch the status change, see the image', async () => {
     const page = await context.newPage();
     const failures: string[] = [];
@@ -79,12 +90,7 @@ describe('the sample page in a real Chromium', () => {
   });
 
   it('an audio result is playable', async () => {
-    const page = await context.newPage();
-    await page.goto(stack.origin + '/');
-    await expect.poll(() => page.locator('#model option[value="audio-voice"]').count()).toBe(1);
-    await page.selectOption('#model', 'audio-voice');
-    await page.fill('#prompt', 'a calm voice reading a poem');
-    await page.click('#submit');
+    const page = await submitOnNewPage('audio-voice', 'a calm voice reading a poem');
     const audio = page.locator('#list li[data-status="completed"] audio').first();
     await audio.waitFor({ timeout: 20_000 });
     await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeGreaterThan(0);
@@ -112,6 +118,13 @@ describe('the sample page in a real Chromium', () => {
     await page.fill('#prompt', 'something [[blocked]]');
     await page.click('#submit');
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
+  });
+
+  it('a generation flagged after it rendered shows the charge it kept (forfeited), not nothing', async () => {
+    const page = await submitOnNewPage('image-fast', 'a statue [[flag]]');
+    const flagged = page.locator('#list li[data-status="failed"]').filter({ hasText: 'a statue [[flag]]' });
+    await flagged.waitFor({ timeout: 15_000 });
+    expect(await flagged.locator('.head .muted').textContent()).toMatch(/^4 credits · /);
   });
 
   it('a submit whose answer was lost, sent again, bills once (one Idempotency-Key per intent)', async () => {
@@ -147,12 +160,7 @@ describe('the sample page in a real Chromium', () => {
 
   // Last: it restarts the emulator under the shared stack.
   it('after a restart of everything, an earlier result the service forgot shows as no longer available, not a broken image', async () => {
-    const page = await context.newPage();
-    await page.goto(stack.origin + '/');
-    await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
-    await page.selectOption('#model', 'image-fast');
-    await page.fill('#prompt', 'a result from before the restart');
-    await page.click('#submit');
+    const page = await submitOnNewPage('image-fast', 'a result from before the restart');
     const done = page.locator('#list li[data-status="completed"]', { hasText: 'a result from before the restart' });
     await done.locator('img').waitFor({ timeout: 15_000 });
     await page.close();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LedgerGeneration } from '@mediagen/core/ledger';
 import { type RunningEmulator, startEmulator, type WebhookConfig } from '@mediagen/emulator';
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module.js';
 import { LEDGER_CLOCK } from '../../src/tokens.js';
@@ -59,6 +59,21 @@ export async function startStack(options: StackOptions = {}) {
     DATA_DIR: dir,
   };
 
+  /** What the app logged, one `level context: message` line each (printed nowhere). */
+  const logs: string[] = [];
+  const line =
+    (level: string) =>
+    (message: unknown, ...rest: unknown[]) => {
+      logs.push(`${level} ${String(rest.at(-1) ?? '')}: ${String(message)}`);
+    };
+  const logger: LoggerService = {
+    log: line('log'),
+    warn: line('warn'),
+    error: line('error'),
+    debug: line('debug'),
+    verbose: line('verbose'),
+  };
+
   let app: INestApplication | undefined;
   /** Starts the app (again) as `main.ts` does: a restart keeps the data directory. */
   const startApp = async () => {
@@ -68,7 +83,7 @@ export async function startStack(options: StackOptions = {}) {
       .compile();
     app = moduleRef.createNestApplication({
       rawBody: true,
-      logger: false,
+      logger,
       forceCloseConnections: true,
       ...(options.https && { httpsOptions: options.https }),
     });
@@ -118,6 +133,7 @@ export async function startStack(options: StackOptions = {}) {
   return {
     origin,
     webhookUrl,
+    logs,
     get emulator() {
       return emulator;
     },

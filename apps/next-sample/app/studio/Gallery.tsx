@@ -51,6 +51,8 @@ function Card({
   }, [terminal, stored.status, g, onSettled]);
 
   const forfeited = g.error?.code === CONTENT_POLICY_VIOLATION;
+  // A failure says "refunded" only when the service says nothing was kept (credits_used 0).
+  const kept = g.credits_used ?? 0;
   const prompt = promptOf(g);
   return (
     <li className="card" data-id={g.generation_id} data-status={g.status} data-available={g.available === false ? 'false' : 'true'}>
@@ -66,8 +68,8 @@ function Card({
         {g.status === 'failed' ? (
           <p className="failure">
             <strong>{g.error?.code ?? 'failed'}</strong> {g.error?.message}
-            <span className="credits-note" data-refund={forfeited ? 'forfeited' : 'refunded'}>
-              {forfeited ? `${g.credits_used ?? 0} credits forfeited (content policy)` : 'credits refunded'}
+            <span className="credits-note" data-refund={forfeited ? 'forfeited' : kept > 0 ? 'charged' : 'refunded'}>
+              {forfeited ? `${kept} credits forfeited (content policy)` : kept > 0 ? `${kept} credits charged` : 'credits refunded'}
             </span>
           </p>
         ) : null}

@@ -1,9 +1,10 @@
+import { readSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 
 export interface RawAnswer {
   status: number;
   body: string;
-  /** Body bytes written to the socket when the first byte of the answer arrived. */
+  /** Body bytes handed to the socket when the answer was read: never less than the server had received when it answered. */
   sentBeforeAnswer: number;
 }
 
@@ -11,7 +12,10 @@ export interface RawAnswer {
  * A POST over a raw socket, so a test controls exactly what reaches the server and when:
  * a body trickled, cut short of its `Content-Length`, or stalled. Chunked framing when no
  * `content-length` header is given. `answer` settles on the first complete response (or
- * rejects if the server closes without one); `send` writes body bytes, `end` the final chunk.
+ * rejects if the server closes without one); `write` sends body bytes, `end` the final chunk.
+ *
+ * An answer that comes while the body is still being sent is read even if the connection is
+ * reset right after it: see `queuedBytes`.
  */
 export function rawUpload(origin: string, path: string, headers: Record<string, string>) {
   const { hostname, port } = new URL(origin);
@@ -25,23 +29,26 @@ export function rawUpload(origin: string, path: string, headers: Record<string, 
   })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
 
   let sent = 0;
   let answered = false;
+  /** Bytes from the server, whether Node read them (`data`) or `queuedBytes` did. */
+  let receive!: (data: Buffer) => void;
   const answer = new Promise<RawAnswer>((resolve, reject) => {
     let received = Buffer.alloc(0);
     let sentBeforeAnswer = -1;
-    socket.on('data', (data: Buffer) => {
+    receive = (data) => {
+      if (answered || data.length === 0) return;
       if (sentBeforeAnswer < 0) sentBeforeAnswer = sent;
       received = Buffer.concat([received, data]);
       const parsed = parseResponse(received);
-      if (parsed && !answered) {
+      if (parsed) {
         answered = true;
         resolve({ ...parsed, sentBeforeAnswer });
         socket.destroy();
       }
-    });
+    };
+    socket.on('data', receive);
     socket.on('error', (error) => answered || reject(error));
     socket.on('close', () => {
       if (answered) return;
@@ -56,15 +63,27 @@ export function rawUpload(origin: string, path: string, headers: Record<string, 
   // The test decides what to do with the answer; an unawaited rejection must not fail the run.
   answer.catch(() => {});
 
-  const write = (data: string | Buffer) =>
+  /**
+   * Every write goes through here. A failed one (the server reset the connection) first reads
+   * what the kernel holds for this socket: Node destroys the socket right after this callback.
+   */
+  const send = (bytes: string | Buffer) =>
     new Promise<void>((resolve) => {
-      if (answered || socket.destroyed) return resolve();
-      sent += Buffer.byteLength(data);
-      const framed = chunked
-        ? Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from('\r\n')])
-        : data;
-      socket.write(framed, () => resolve());
+      socket.write(bytes, (error) => {
+        if (error && !answered) receive(queuedBytes(socket));
+        resolve();
+      });
     });
+  void send(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+
+  const write = (data: string | Buffer) => {
+    if (answered || socket.destroyed) return Promise.resolve();
+    sent += Buffer.byteLength(data);
+    const framed = chunked
+      ? Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from('\r\n')])
+      : data;
+    return send(framed);
+  };
 
   return {
     answer,
@@ -81,15 +100,45 @@ export function rawUpload(origin: string, path: string, headers: Record<string, 
     },
     write,
     /** The end of a chunked body (nothing to send for a `Content-Length` one). */
-    end: () =>
-      chunked && !answered && !socket.destroyed
-        ? new Promise<void>((resolve) => socket.write('0\r\n\r\n', () => resolve()))
-        : Promise.resolve(),
+    end: () => (chunked && !answered && !socket.destroyed ? send('0\r\n\r\n') : Promise.resolve()),
     close: () => socket.destroy(),
   };
 }
 
 export type RawUpload = ReturnType<typeof rawUpload>;
+
+/**
+ * The bytes already in `socket`'s receive queue, read at once, before Node closes it.
+ *
+ * A server that answers a body it refuses (413) and closes the connection with the rest of the
+ * body unread makes its kernel reset the connection (RFC 1122 4.2.2.13: a close with received
+ * data pending sends a RST; Node's HTTP server closes right after a `Connection: close`
+ * answer). The answer reaches this side's receive queue before the reset, and Linux keeps
+ * queued bytes readable after one. But Node destroys a socket whose write fails (EPIPE,
+ * ECONNRESET) before its event loop has read them, so a sender still writing when the reset
+ * lands lost the answer it had been given (under CPU load, where the loop runs late). Reading
+ * the queue synchronously in the failed write's callback, before that destroy, keeps what the
+ * server said and only that: a connection closed without an answer yields nothing here, and
+ * `answer` still rejects. The descriptor is Node's own (`_handle.fd`; Linux, as /proc is).
+ */
+function queuedBytes(socket: Socket): Buffer {
+  const fd = (socket as unknown as { _handle?: { fd?: number } | null })._handle?.fd;
+  if (fd === undefined || fd < 0) return Buffer.alloc(0);
+  const parts: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  for (;;) {
+    let size: number;
+    try {
+      size = readSync(fd, buffer);
+    } catch {
+      // EAGAIN (nothing queued) or ECONNRESET (the queue is read: the reset is reported after it).
+      break;
+    }
+    if (size === 0) break;
+    parts.push(Buffer.from(buffer.subarray(0, size)));
+  }
+  return Buffer.concat(parts);
+}
 
 /** Status and body of a complete HTTP/1.1 response in `data`, or `undefined` while more is to come. */
 function parseResponse(data: Buffer): { status: number; body: string } | undefined {
