@@ -3,6 +3,7 @@ import { createWebhookHandler } from '@mediagen/core/server';
 import { createEmulator } from '@mediagen/emulator';
 import { describe, expect, it } from 'vitest';
 import { instrument, mediagenTelemetry, traceWebhook } from '../src/index';
+import { emulatorDeliveringTo } from './support/emulator';
 import { byStart, childrenOf, parentOf, spanText, tracing } from './support/tracing';
 
 const API_KEY = 'svc_live_otel_secret_key_1234';
@@ -25,21 +26,7 @@ describe('@mediagen/opentelemetry: the span tree of one run() with one retry', (
       }),
       { tracer },
     );
-    const emu = createEmulator({
-      config: {
-        timeScale: 0.001,
-        accounts: [
-          {
-            id: 'acct_otel',
-            tier: 'pro',
-            balance: 1_000,
-            keys: [{ key: API_KEY }],
-            webhooks: [{ url: 'http://app.test/webhooks', secret: WEBHOOK_SECRET }],
-          },
-        ],
-      },
-      webhookFetch: webhook,
-    });
+    const emu = emulatorDeliveringTo(webhook, API_KEY, WEBHOOK_SECRET, 'acct_otel');
     try {
       await emu.faults.add({ endpoint: 'generate', count: 1, status: 500 });
       const client = instrument(

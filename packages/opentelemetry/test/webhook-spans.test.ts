@@ -1,9 +1,9 @@
 import { MediaGenClient, signWebhook } from '@mediagen/core';
 import { createWebhookHandler } from '@mediagen/core/server';
-import { createEmulator } from '@mediagen/emulator';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { traceWebhook, webhookTelemetry } from '../src/index';
+import { emulatorDeliveringTo } from './support/emulator';
 import { childrenOf, spanText, tracing } from './support/tracing';
 
 const API_KEY = 'svc_live_otel_webhook_key_4321';
@@ -26,21 +26,7 @@ describe('mediagen.webhook.receive > mediagen.webhook.verify', () => {
       signatures.push(request.headers.get('x-service-signature') ?? '');
       return receiver(request);
     };
-    const emu = createEmulator({
-      config: {
-        timeScale: 0.001,
-        accounts: [
-          {
-            id: 'acct_otel_webhook',
-            tier: 'pro',
-            balance: 1_000,
-            keys: [{ key: API_KEY }],
-            webhooks: [{ url: 'http://app.test/webhooks', secret: WEBHOOK_SECRET }],
-          },
-        ],
-      },
-      webhookFetch: webhook,
-    });
+    const emu = emulatorDeliveringTo(webhook, API_KEY, WEBHOOK_SECRET, 'acct_otel_webhook');
     try {
       const client = new MediaGenClient({ apiKey: API_KEY, baseUrl: emu.url, fetch: emu.fetch });
       const submitted = await client.generations.create({ model: 'image-fast', prompt: 'a lighthouse' });

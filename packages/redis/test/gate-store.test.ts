@@ -3,22 +3,30 @@ import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisGateStore, RedisStoreError } from '../src/index';
 import { startProcess } from './support/process';
-import { closeAll, connection, REDIS_URL, sleep, uniquePrefix } from './support/redis';
+import { cleanUp, connection, REDIS_URL, uniquePrefix } from './support/redis';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((close) => close()));
-  await closeAll();
+  await cleanUp();
 });
 
 const gate = (prefix: string, options: Partial<ConstructorParameters<typeof RedisGateStore>[0]> = {}) =>
   new RedisGateStore({ redis: connection(), prefix, pollMs: 20, ...options });
 const token = (grant: { token: string } | { waitMs: number }) => ('token' in grant ? grant.token : undefined);
+/** How long until a slot lapses, on Redis's clock (the slots ZSET scores each member by its lapse time). */
+async function lapsesIn(prefix: string, member: string): Promise<number> {
+  const redis = connection();
+  const [[s, us], score] = await Promise.all([redis.time(), redis.zscore(`${prefix}slots`, member)]);
+  return Number(score) - (Number(s) * 1000 + Math.floor(Number(us) / 1000));
+}
 
 describe('RedisGateStore', () => {
   it('shares the per-minute rate and the concurrency between stores on separate connections', async () => {
     const prefix = uniquePrefix('gate');
-    const [a, b] = [gate(prefix), gate(prefix)];
+    // A rate window far longer than the test, so the refusal at the end can only be the rate's.
+    const windowMs = 10 * 60_000;
+    const [a, b] = [gate(prefix, { windowMs }), gate(prefix, { windowMs })];
     const limits = { perMinute: 3, maxConcurrent: 2 };
     const t1 = token(await a.acquire(limits));
     const t2 = token(await b.acquire(limits));
@@ -27,33 +35,38 @@ describe('RedisGateStore', () => {
     await a.bind(t1!, 'gen-1');
     await b.release(t2!); // a failed submit gives its slot back, its rate hit stays
     expect(await a.inFlight()).toBe(1);
-    expect(token(await b.acquire(limits))).toBeTruthy(); // the third submit of the minute
+    expect(token(await b.acquire(limits))).toBeTruthy(); // the third submit in the window
     await b.settle('gen-1'); // settled by the other process (e.g. on a webhook it received)
+    // The rate is spent until the first submit leaves the window (a slot's wait would be pollMs, 20).
     const full = await a.acquire(limits);
-    expect('waitMs' in full && full.waitMs > 50_000).toBe(true); // the rate is spent for ~a minute
+    expect('waitMs' in full && full.waitMs > windowMs / 2 && full.waitMs <= windowMs).toBe(true);
   });
 
   it("a crashed process's slots lapse after their TTL instead of leaking", async () => {
-    const prefix = uniquePrefix('ttl');
-    const crashed = gate(prefix, { inFlightTtlMs: 150 });
-    const survivor = gate(prefix);
     const limits = { perMinute: 100, maxConcurrent: 1 };
+    // Before its TTL ends, a slot holds the gate (a TTL far longer than the test).
+    const held = uniquePrefix('ttl-held');
+    const alive = gate(held, { inFlightTtlMs: 60_000 });
+    await alive.bind(token(await alive.acquire(limits))!, 'never-settled');
+    expect(await gate(held).acquire(limits)).toEqual({ waitMs: 20 });
+    const left = await lapsesIn(held, 'never-settled'); // the TTL asked, neither less nor the default
+    expect(left).toBeGreaterThan(30_000);
+    expect(left).toBeLessThanOrEqual(60_000);
+    // A short TTL lapses: the survivor, asking until the slot has lapsed, gets it.
+    const prefix = uniquePrefix('ttl');
+    const crashed = gate(prefix, { inFlightTtlMs: 100 });
+    const survivor = gate(prefix);
     await crashed.bind(token(await crashed.acquire(limits))!, 'never-settled');
-    expect('waitMs' in (await survivor.acquire(limits))).toBe(true);
-    let grant: { token: string } | { waitMs: number } = { waitMs: 1 };
-    for (let i = 0; i < 100 && 'waitMs' in grant; i++) {
-      await sleep(25);
-      grant = await survivor.acquire(limits);
-    }
-    expect(token(grant)).toBeTruthy();
+    await expect.poll(async () => token(await survivor.acquire(limits))).toBeTruthy();
   });
 
   it('a 429 met by one process pauses every process; resends count as rate hits; a lost answer holds its slot', async () => {
     const prefix = uniquePrefix('feedback');
     const [a, b] = [gate(prefix), gate(prefix)];
-    await a.pause(Date.now() + 60_000);
+    const pauseMs = 10 * 60_000; // far longer than the test
+    await a.pause(Date.now() + pauseMs);
     const paused = await b.acquire({ perMinute: 100, maxConcurrent: 10 });
-    expect('waitMs' in paused && paused.waitMs > 55_000).toBe(true);
+    expect('waitMs' in paused && paused.waitMs > pauseMs / 2 && paused.waitMs <= pauseMs).toBe(true);
 
     const other = uniquePrefix('hits');
     const [c, d] = [gate(other), gate(other)];
@@ -62,35 +75,42 @@ describe('RedisGateStore', () => {
     expect(token(await d.acquire({ perMinute: 3, maxConcurrent: 10 }))).toBeTruthy();
     expect('waitMs' in (await d.acquire({ perMinute: 3, maxConcurrent: 10 }))).toBe(true);
 
+    const one = { perMinute: 100, maxConcurrent: 1 };
+    // Held far longer than the test, the slot stays taken.
     const held = uniquePrefix('hold');
     const [e, f] = [gate(held), gate(held)];
-    const t = token(await e.acquire({ perMinute: 100, maxConcurrent: 1 }))!;
-    await e.hold(t, 150);
-    expect('waitMs' in (await f.acquire({ perMinute: 100, maxConcurrent: 1 }))).toBe(true);
-    let grant: { token: string } | { waitMs: number } = { waitMs: 1 };
-    for (let i = 0; i < 100 && 'waitMs' in grant; i++) {
-      await sleep(25);
-      grant = await f.acquire({ perMinute: 100, maxConcurrent: 1 });
-    }
-    expect(token(grant)).toBeTruthy();
+    const t = token(await e.acquire(one))!;
+    await e.hold(t, 60_000);
+    expect(await f.acquire(one)).toEqual({ waitMs: 20 });
+    const left = await lapsesIn(held, t); // the hold asked, neither less nor the slot's own TTL
+    expect(left).toBeGreaterThan(30_000);
+    expect(left).toBeLessThanOrEqual(60_000);
+    // Held briefly, it lapses when the hold ends (not with the slot's 15-minute TTL): another
+    // process, asking until then, gets it.
+    const brief = uniquePrefix('hold-brief');
+    const [g, h] = [gate(brief), gate(brief)];
+    await g.hold(token(await g.acquire(one))!, 100);
+    await expect.poll(async () => token(await h.acquire(one))).toBeTruthy();
   });
 
   it('a hit scheduled ahead still counts after later acquires and hits (the key never expires early)', async () => {
     const prefix = uniquePrefix('ahead');
-    const windowMs = 1_000;
+    const windowMs = 200;
     const [a, b] = [gate(prefix, { windowMs }), gate(prefix, { windowMs })];
     const redis = connection();
-    // A resend that will go in 1.5 s: it counts until 1.5 s + one window from now.
-    await a.hit(Date.now() + 1_500);
+    // A resend that will go in a minute: it counts until a minute and one window from now.
+    await a.hit(Date.now() + 60_000);
     await b.hit(Date.now()); // a hit now needs the key for one window only
     expect(token(await b.acquire({ perMinute: 3, maxConcurrent: 10 }))).toBeTruthy(); // so does an acquire
-    // Neither may have cut the key's life short of the resend's window.
-    expect(await redis.pttl(`${prefix}hits`)).toBeGreaterThan(2_000);
-    // One window on, the hit and the acquire have left the window; the resend has not.
-    await sleep(1_200);
-    expect(await redis.zcard(`${prefix}hits`)).toBeGreaterThanOrEqual(1);
+    // Neither may have cut the key's life short of the resend's window (cut short, it is at most one window).
+    expect(await redis.pttl(`${prefix}hits`)).toBeGreaterThan(windowMs);
+    // One window on, by Redis's clock: a key set now to expire after one window has expired. By then
+    // the hit and the acquire have left the window, and a key cut short to one window would be gone.
+    await redis.set(`${prefix}tick`, '1', 'PX', windowMs);
+    await expect.poll(() => redis.exists(`${prefix}tick`)).toBe(0);
     const refused = await a.acquire({ perMinute: 1, maxConcurrent: 10 });
     expect('waitMs' in refused).toBe(true); // the resend still holds the rate
+    expect(await redis.zcard(`${prefix}hits`)).toBe(1); // alone: that acquire dropped the others from the window
   });
 
   it('fails closed with RedisStoreError when Redis is down, or open when asked', async () => {

@@ -5,12 +5,12 @@ import { mediagenWebhook } from '@mediagen/express';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisDedupeStore, RedisGenerationEvents } from '../src/index';
-import { closeAll, connection, REDIS_URL, uniquePrefix } from './support/redis';
+import { cleanUp, connection, REDIS_URL, uniquePrefix } from './support/redis';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
-  await closeAll();
+  await cleanUp();
 });
 
 const KEY = 'svc_live_events';
@@ -100,7 +100,7 @@ describe('RedisGenerationEvents', () => {
       expect(a.reads).toHaveLength(2);
       expect(heard).toBe(true); // through pub/sub: A has no receiver
       // B publishes the event before its own handler runs (waiters first): wait for the handler.
-      while (!handled.includes(id)) await new Promise((resolve) => setTimeout(resolve, 10));
+      await expect.poll(() => handled.includes(id)).toBe(true);
       expect(handled.filter((h) => h === id)).toHaveLength(1);
       break;
     }
@@ -108,10 +108,11 @@ describe('RedisGenerationEvents', () => {
 
   it('delivers to local waiters once (not again when the copy comes back from Redis) and to every other instance', async () => {
     const prefix = uniquePrefix('fanout');
+    const otherPrefix = uniquePrefix('other-account');
     const [a, b, c] = [
       new RedisGenerationEvents({ redis: connection(), prefix }),
       new RedisGenerationEvents({ redis: REDIS_URL, prefix }),
-      new RedisGenerationEvents({ redis: connection(), prefix: uniquePrefix('other-account') }),
+      new RedisGenerationEvents({ redis: connection(), prefix: otherPrefix }),
     ];
     closers.push(
       () => a.close(),
@@ -119,23 +120,33 @@ describe('RedisGenerationEvents', () => {
       () => c.close(),
     );
     const heard: Record<string, WebhookEvent[]> = { a: [], b: [], c: [] };
+    const ids = (who: string) => heard[who]!.map((e) => e.deliveryId);
     const offA = a.subscribe('g-1', (e) => heard.a!.push(e));
     b.subscribe('g-1', (e) => heard.b!.push(e));
     c.subscribe('g-1', (e) => heard.c!.push(e));
     await Promise.all([a.ready(), b.ready(), c.ready()]);
     const event = { type: 'generation.completed', deliveryId: 'd-1', data: { generation_id: 'g-1', status: 'completed' } } as WebhookEvent;
     await a.publish(event);
-    for (let i = 0; i < 200 && heard.b!.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await expect.poll(() => heard.b!.length).toBeGreaterThan(0);
     // A second event, published by b, proves a's copy of the first has come back and been dropped by then.
     await b.publish({ ...event, deliveryId: 'd-2' });
-    for (let i = 0; i < 200 && heard.a!.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(heard.a!.map((e) => e.deliveryId)).toEqual(['d-1', 'd-2']);
-    expect(heard.b!.map((e) => e.deliveryId)).toEqual(['d-1', 'd-2']);
-    expect(heard.c).toEqual([]); // another prefix (account) hears nothing
+    await expect.poll(() => heard.a!.length).toBeGreaterThanOrEqual(2);
+    expect(ids('a')).toEqual(['d-1', 'd-2']);
+    expect(ids('b')).toEqual(['d-1', 'd-2']);
+    // Another prefix (account) hears nothing: a message on its own channel, sent after the two
+    // above, arrives after them on its connection, and is all it heard.
+    const raw = connection();
+    await raw.publish(`${otherPrefix}generation-events`, JSON.stringify({ origin: 'raw', event: { ...event, deliveryId: 'd-c' } }));
+    await expect.poll(() => heard.c!.length).toBeGreaterThan(0);
+    expect(ids('c')).toEqual(['d-c']);
     offA();
+    // A listener a keeps shows when a has heard the third event, which the removed one must not.
+    const stillA: WebhookEvent[] = [];
+    a.subscribe('g-1', (e) => stillA.push(e));
     await b.publish({ ...event, deliveryId: 'd-3' });
-    for (let i = 0; i < 200 && heard.b!.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
-    expect(heard.a!.map((e) => e.deliveryId)).toEqual(['d-1', 'd-2']); // unsubscribed
+    await expect.poll(() => stillA.length).toBeGreaterThan(0);
+    expect(stillA.map((e) => e.deliveryId)).toEqual(['d-3']);
+    expect(ids('a')).toEqual(['d-1', 'd-2']); // unsubscribed
   });
 
   it('ignores foreign and malformed messages on its channel', async () => {
@@ -160,7 +171,9 @@ describe('RedisGenerationEvents', () => {
       channel,
       JSON.stringify({ origin: 'other', event: { type: 'generation.completed', data: { generation_id: 'g-1' } } }),
     );
-    for (let i = 0; i < 200 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // Redis delivers a channel's messages in order: once the good one is heard, all the bad ones were read.
+    await expect.poll(() => heard.length).toBeGreaterThan(0);
     expect(heard).toHaveLength(1);
+    expect(heard[0]).toMatchObject({ type: 'generation.completed', data: { generation_id: 'g-1' } });
   });
 });

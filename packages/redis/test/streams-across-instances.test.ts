@@ -3,7 +3,7 @@ import { createMediaGenHandler, type GenerationSource } from '@mediagen/core/ser
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisGenerationEvents } from '../src/index';
-import { closeAll, connection, uniquePrefix } from './support/redis';
+import { cleanUp, connection, uniquePrefix } from './support/redis';
 
 /**
  * Two instances of one app: each its own handler, client and events on the machine's Redis,
@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const close of closers.splice(0).reverse()) await close();
-  await closeAll();
+  await cleanUp();
   await emulator.close();
 });
 

@@ -1,5 +1,7 @@
 // One process taking gate slots in a loop: WORKERS at once, each holding its slot HOLD_MS.
-// Every process first waits at a barrier until all PROCS have started, so their rounds overlap.
+// Every process first waits at a barrier until all PROCS have started, and worker 0 keeps its
+// first slot until some take has found another process holding one, so the processes' holds
+// overlap by construction, not by how the machine schedules them.
 // While a worker holds a slot it is counted in a Redis hash (one field per process), updated
 // atomically, which records the peak of holders across processes and how often a slot was taken
 // while another process held one; each hold's [start, end) times (taken after the acquire and
@@ -13,6 +15,15 @@ const counter = new Redis(REDIS_URL);
 const gate = new RedisGateStore({ redis: REDIS_URL, prefix: `${PREFIX}gate:`, pollMs: 5 });
 const limits = { perMinute: 10_000, maxConcurrent: Number(MAX) };
 const me = String(process.pid);
+/** Waits until `done()`; the cap is only a safety net (past the test's timeout), then this process fails. */
+async function until(done, what) {
+  for (const start = Date.now(); !(await done()); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() - start > 60_000) {
+      console.error(`gate-process: gave up waiting for ${what}`);
+      process.exit(1);
+    }
+  }
+}
 /** A wall clock shared by the processes on this machine, finer than a millisecond. */
 const now = () => performance.timeOrigin + performance.now();
 
@@ -38,6 +49,9 @@ async function worker(w) {
     }
     const start = now();
     await counter.eval(TAKE, 3, `${PREFIX}holders`, `${PREFIX}peak`, `${PREFIX}overlaps`, me);
+    // No process can finish before a take found another holding: its worker 0 is still here, and
+    // the others' takes (slots the rest of this process frees once its rounds end) count it.
+    if (w === 0 && i === 0) await until(async () => Number(await counter.get(`${PREFIX}overlaps`)) > 0, 'an overlap');
     const id = `gen-${me}-${w}-${i}`;
     await gate.bind(grant.token, id);
     await new Promise((r) => setTimeout(r, Number(HOLD_MS)));
@@ -50,9 +64,7 @@ async function worker(w) {
 
 // The barrier: start taking slots only once every process is up.
 await counter.incr(`${PREFIX}ready`);
-for (let i = 0; i < 2_000 && Number(await counter.get(`${PREFIX}ready`)) < Number(PROCS); i++) {
-  await new Promise((r) => setTimeout(r, 5));
-}
+await until(async () => Number(await counter.get(`${PREFIX}ready`)) >= Number(PROCS), 'the other processes');
 await Promise.all(Array.from({ length: Number(WORKERS) }, (_, w) => worker(w)));
 await Promise.all([counter.quit(), gate.close()]);
 console.log('LISTENING done');

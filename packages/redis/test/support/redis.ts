@@ -4,10 +4,17 @@ import { Redis } from 'ioredis';
 /** The machine's Redis (or `REDIS_URL`): these tests run against a real server, never a mock. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** A unique key prefix per test, so runs (and engineers) sharing one Redis never meet. */
-export const uniquePrefix = (name: string) => `mediagen-test:${name}:${randomUUID()}:`;
+/** Every prefix made by `uniquePrefix`, so `cleanUp` deletes what the tests left. */
+const prefixes: string[] = [];
 
-/** A fresh connection; every one made is closed by `closeAll`. */
+/** A unique key prefix per test, so runs (and engineers) sharing one Redis never meet. */
+export function uniquePrefix(name: string): string {
+  const prefix = `mediagen-test:${name}:${randomUUID()}:`;
+  prefixes.push(prefix);
+  return prefix;
+}
+
+/** A fresh connection; every one made is closed by `cleanUp`. */
 const made: Redis[] = [];
 export function connection(): Redis {
   const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
@@ -15,7 +22,20 @@ export function connection(): Redis {
   return client;
 }
 
-export async function closeAll(): Promise<void> {
+/**
+ * Deletes every key under the prefixes made so far (tests use leases and windows far longer than
+ * they run, and some keys have no TTL), then closes every connection made.
+ */
+export async function cleanUp(): Promise<void> {
+  const used = prefixes.splice(0);
+  if (used.length > 0) {
+    const admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      for (const prefix of used) await wipe(admin, prefix);
+    } finally {
+      await admin.quit().catch(() => admin.disconnect());
+    }
+  }
   await Promise.all(made.splice(0).map((c) => c.quit().catch(() => c.disconnect())));
 }
 
@@ -28,5 +48,3 @@ export async function wipe(client: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await client.del(...keys);
   } while (cursor !== '0');
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
