@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { fileDeps, npmProject, type ProjectSpec, TOOLS } from './npm';
-import { type PackageJson, publishedPackages } from './workspace';
+import { extractSnippets, importedPackages } from './snippets';
+import { type PackageJson, publishedPackages, type WorkspacePackage } from './workspace';
 
 /** Published packages with no framework peer (core, emulator, redis, cli): they share one plain Node project. */
 export function plainPackages(): PackageJson[] {
@@ -36,9 +38,14 @@ function ownPackages(pkg: PackageJson): string[] {
 /**
  * What an app using `pkg` installs: its tarball (and our packages it needs), the framework at the
  * version the package is developed against (its devDependency, else the peer range), the
- * framework's `@types/*` when the package's own tests use them, TypeScript and Node's types.
+ * framework's `@types/*` when the package's own tests use them, what its README's snippets import
+ * (see `readmeImports`), TypeScript and Node's types.
  */
-export function frameworkProject(pkg: PackageJson, tarballs: Record<string, string>, overrides: Record<string, string> = {}): ProjectSpec {
+export function frameworkProject(
+  { dir, pkg }: WorkspacePackage,
+  tarballs: Record<string, string>,
+  overrides: Record<string, string> = {},
+): ProjectSpec {
   const framework: Record<string, string> = {};
   for (const peer of frameworkPeers(pkg)) framework[peer] = pkg.devDependencies?.[peer] ?? pkg.peerDependencies![peer]!;
   const types: Record<string, string> = {};
@@ -48,9 +55,27 @@ export function frameworkProject(pkg: PackageJson, tarballs: Record<string, stri
       types[name] = range;
   }
   return {
-    dependencies: { ...fileDeps(tarballs, ownPackages(pkg)), ...framework, ...overrides },
+    dependencies: { ...fileDeps(tarballs, ownPackages(pkg)), ...readmeImports({ dir, pkg }, tarballs), ...framework, ...overrides },
     devDependencies: { typescript: TOOLS.typescript, '@types/node': TOOLS['@types/node'], ...types },
   };
+}
+
+/**
+ * What the README's snippets import besides the package and its framework, as a user following
+ * it installs them: our packages from their tarballs (`@mediagen/sqlite`, the ledger's store), the
+ * others at the version the package is developed against (its devDependency: `@hono/node-server`).
+ * Anything else comes with what is installed (a peer npm adds) or fails the snippets' typecheck.
+ */
+function readmeImports({ dir, pkg }: WorkspacePackage, tarballs: Record<string, string>): Record<string, string> {
+  const deps: Record<string, string> = {};
+  for (const name of importedPackages(extractSnippets(join(dir, 'README.md')))) {
+    if (name === pkg.name || frameworkPeers(pkg).includes(name)) continue;
+    if (name.startsWith('@mediagen/')) {
+      if (!tarballs[name]) throw new Error(`${pkg.name}'s README imports ${name}, which is not a published package.`);
+      deps[name] = `file:${tarballs[name]}`;
+    } else if (pkg.devDependencies?.[name]) deps[name] = pkg.devDependencies[name];
+  }
+  return deps;
 }
 
 /** The plain project: every plain package's tarball, TypeScript, Node's types and esbuild. */

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { run } from './run';
 import { ROOT } from './workspace';
@@ -33,6 +34,22 @@ export function extractSnippets(readme: string): Snippet[] {
     }
   });
   return snippets;
+}
+
+/**
+ * The packages the snippets import (`@scope/name` or `name`, from any subpath), without Node's
+ * builtins, relative paths and an app's own `@/…` modules.
+ */
+export function importedPackages(snippets: Snippet[]): string[] {
+  const names = new Set<string>();
+  for (const { code } of snippets) {
+    for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s*)['"]([^'"]+)['"]/gm)) {
+      if (/^(?:\.|\/|@\/)/.test(specifier!) || isBuiltin(specifier!)) continue;
+      const parts = specifier!.split('/');
+      names.add(parts.slice(0, parts[0]!.startsWith('@') ? 2 : 1).join('/'));
+    }
+  }
+  return [...names];
 }
 
 /**

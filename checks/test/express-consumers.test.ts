@@ -23,7 +23,7 @@ describe.skipIf(!express)('@mediagen/express, installed from its tarball', () =>
   it.each(apps)('an Express $major app ($type) receives a real webhook from the emulator and refuses a forged one', async (app) => {
     const dir = join(scratch, `express${app.major}-consumer`);
     const { '@types/express': types, express: range } = app.overrides;
-    const spec = frameworkProject(express!.pkg, tarballs, { express: range });
+    const spec = frameworkProject(express!, tarballs, { express: range });
     await npmProject(dir, { ...spec, type: app.type, devDependencies: { ...spec.devDependencies, '@types/express': types } });
     copyFileSync(fixture, join(dir, app.file));
     const { stdout } = await run(process.execPath, [app.file], { cwd: dir, timeoutMs: 60_000 });

@@ -34,7 +34,7 @@ const env = (port: number) => ({
 describe.skipIf(!next)('@mediagen/next, installed from its tarball', () => {
   it('a Next app builds with it, serves its webhook route, and its README snippets compile', async () => {
     const dir = join(scratch, 'next-consumer');
-    const spec = frameworkProject(next!.pkg, tarballs);
+    const spec = frameworkProject(next!, tarballs);
     cpSync(join(fixtures, 'next'), dir, { recursive: true });
     await npmProject(dir, { ...spec, scripts: { build: 'next build', start: 'next start' } });
     await run('npm', ['run', 'build'], { cwd: dir, timeoutMs: 240_000, env: { NEXT_TELEMETRY_DISABLED: '1' } });
@@ -61,7 +61,7 @@ describe.skipIf(!next)('@mediagen/next, installed from its tarball', () => {
 describe.skipIf(!nest)('@mediagen/nestjs, installed from its tarball', () => {
   it('a Nest app (compiled by tsc) receives a webhook in an @OnGenerationEvent handler, and its README snippets compile', async () => {
     const dir = join(scratch, 'nest-consumer');
-    const spec = frameworkProject(nest!.pkg, tarballs, {
+    const spec = frameworkProject(nest!, tarballs, {
       '@nestjs/platform-express': nest!.pkg.devDependencies?.['@nestjs/platform-express'] ?? '*',
     });
     cpSync(join(fixtures, 'nest'), dir, { recursive: true });

@@ -17,7 +17,7 @@ describe.skipIf(others.length === 0).each(others.map(({ dir, pkg }) => [pkg.name
   (name, dir, pkg) => {
     it("its README's TypeScript snippets compile against it and its peers", async () => {
       const project = join(scratch, `${name.replace('/', '__')}-consumer`);
-      await npmProject(project, frameworkProject(pkg, tarballs));
+      await npmProject(project, frameworkProject({ dir, pkg }, tarballs));
       const errors = await typecheckSnippets(project, extractSnippets(join(dir, 'README.md')), {
         module: 'nodenext',
         moduleResolution: 'nodenext',
