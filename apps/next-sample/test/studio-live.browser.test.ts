@@ -7,42 +7,31 @@ import { freePort, type Stack, startStack } from './support/stack';
 /**
  * The studio's cards follow their generations by the event stream, in Chromium against
  * `next start` and a real emulator. Browser and webhook both go through a proxy here that can
- * hold the webhook (the completion) and cut the event streams, so the test decides the order of
- * events instead of racing a clock.
+ * cut the event streams, and the emulator keeps a `[[hold]]` generation in flight until
+ * released, so the test decides the order of events instead of racing a clock.
  */
 interface Proxy {
   origin: string;
   /** Requests seen, by path (query and all). */
   seen: { path: string; lastEventId: string | undefined }[];
-  /** Webhook deliveries wait here until `releaseWebhooks()`; resolves with each one's answer status. */
-  holdWebhooks(): void;
-  releaseWebhooks(): void;
-  heldWebhooks(): number;
   /** Destroys every open event stream (as a proxy that drops idle connections would) and holds new ones until `releaseStreams()`. */
   cutStreams(): number;
   releaseStreams(): void;
   openStreams(): number;
   heldStreams(): number;
+  /** The studio's answer to each webhook delivery, in order. */
   webhookAnswers: number[];
   close(): Promise<void>;
 }
 
 async function startProxy(port: number, target: () => string): Promise<Proxy> {
   const streams = new Set<ServerResponse>();
-  let holdingWebhooks = false;
   let holdingStreams = false;
-  const heldWebhooks: (() => void)[] = [];
   const heldStreams: (() => void)[] = [];
   const proxy: Proxy = {
     origin: `http://127.0.0.1:${port}`,
     seen: [],
     webhookAnswers: [],
-    holdWebhooks: () => void (holdingWebhooks = true),
-    releaseWebhooks: () => {
-      holdingWebhooks = false;
-      for (const go of heldWebhooks.splice(0)) go();
-    },
-    heldWebhooks: () => heldWebhooks.length,
     cutStreams: () => {
       holdingStreams = true;
       const n = streams.size;
@@ -84,8 +73,7 @@ async function startProxy(port: number, target: () => string): Promise<Proxy> {
       const body = Buffer.concat(chunks);
       const stream = /^\/api\/generations\/[^/]+\/events/.test(path);
       const go = () => forward(req, res, body, stream);
-      if (path.startsWith('/api/webhooks/') && holdingWebhooks) heldWebhooks.push(go);
-      else if (stream && holdingStreams) heldStreams.push(go);
+      if (stream && holdingStreams) heldStreams.push(go);
       else go();
     });
   });
@@ -140,19 +128,18 @@ describe('the studio follows generations live (Chromium, next start, real emulat
 
   it('the stream cut mid-way reopens with Last-Event-ID and the card still reaches its terminal state', async () => {
     const page = await open();
-    proxy.holdWebhooks();
     try {
-      const id = await submit(page, 'a harbour, cut mid-way');
-      // The card follows: its stream is open (and sent the pending state: the card shows it).
-      await expect.poll(() => proxy.openStreams(), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
-      await page.locator(`#list li[data-id="${id}"]:not([data-status="completed"])`).waitFor();
-      // The emulator finished it and is delivering the webhook; the proxy holds it.
-      await expect.poll(() => proxy.heldWebhooks(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      // `[[hold]]`: the emulator keeps the generation processing until released, so the cut
+      // lands mid-way by construction (the studio's own poll of the service cannot finish it first).
+      const id = await submit(page, 'a harbour, cut mid-way [[hold]]');
+      expect(await stack.held(1)).toEqual([expect.objectContaining({ endpoint: 'render', generation_id: id })]);
+      // The stream told the card the job started (an event with an id): the stream is open.
+      await page.locator(`#list li[data-id="${id}"][data-status="processing"]`).waitFor({ timeout: 30_000 });
       // Cut every stream; the reconnect waits at the proxy until the completion has landed.
       expect(proxy.cutStreams()).toBeGreaterThanOrEqual(1);
       await expect.poll(() => proxy.heldStreams(), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
       const answered = proxy.webhookAnswers.length;
-      proxy.releaseWebhooks();
+      expect(await stack.release()).toBe(1);
       await expect.poll(() => proxy.webhookAnswers.length, { timeout: 20_000 }).toBeGreaterThan(answered);
       expect(proxy.webhookAnswers.at(-1)).toBe(200);
       proxy.releaseStreams();
@@ -166,7 +153,7 @@ describe('the studio follows generations live (Chromium, next start, real emulat
       // One cut is not a reason to poll.
       expect(statusReads(id)).toEqual([]);
     } finally {
-      proxy.releaseWebhooks();
+      await stack.release();
       proxy.releaseStreams();
       await page.close();
     }

@@ -215,7 +215,7 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     } satisfies SubmitResponse,
   };
   // The reservation is the last step: everything that could fail has run, the answer is built.
-  s.generations.commit(g);
+  s.generations.commit(g, rid);
   return accepted;
 }
 

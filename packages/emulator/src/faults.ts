@@ -116,14 +116,19 @@ export class Faults {
   }
 }
 
-/** Where a request was held: the endpoint the fault matched. */
-export type HeldEndpoint = Exclude<FaultEndpoint, 'any'> | 'output';
+/**
+ * Where a request was held: the endpoint the fault matched, or `render` for a generation whose
+ * prompt holds it (`[[hold]]`) before its terminal step.
+ */
+export type HeldEndpoint = Exclude<FaultEndpoint, 'any'> | 'output' | 'render';
 
-/** A request a `hold` fault is holding (`GET /__emulator/faults/held`). */
+/** A request a `hold` fault is holding, or a generation `[[hold]]` keeps in flight (`GET /__emulator/faults/held`). */
 export interface HeldRequest {
   endpoint: HeldEndpoint;
-  /** The `X-Request-Id` (and `request_id`) its answer will carry. */
+  /** The `X-Request-Id` (and `request_id`) its answer will carry; for `render`, its submit's. */
   request_id: string;
+  /** For `render`: the generation kept `processing`. */
+  generation_id?: string;
 }
 
 /** How a hold ended: released (by the test, or at the time cap) or dropped (reset or close). */
@@ -145,10 +150,10 @@ export class HeldRequests {
   private delayed = new Set<(how: HoldEnd) => void>();
 
   /** Holds until released or dropped; resolves with how it ended. */
-  hold(endpoint: HeldEndpoint, requestId: string): Promise<HoldEnd> {
+  hold(endpoint: HeldEndpoint, requestId: string, generationId?: string): Promise<HoldEnd> {
     return new Promise((resolve) => {
       const entry: Held = {
-        view: { endpoint, request_id: requestId },
+        view: { endpoint, request_id: requestId, ...(generationId !== undefined && { generation_id: generationId }) },
         end: (how) => {
           clearTimeout(timer);
           const i = this.held.indexOf(entry);

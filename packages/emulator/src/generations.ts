@@ -5,6 +5,7 @@ import { GENERATION_RETAIN } from './bounds.js';
 import type { CatalogEntry, Normalized } from './catalog.js';
 import { type Clock, monotonic } from './clock.js';
 import { ENHANCE_CREDITS } from './constants.js';
+import type { HeldRequests } from './faults.js';
 import type { Scheduler } from './scheduler.js';
 
 type Outcome = { kind: 'ok' } | { kind: 'fail'; error: GenerationError } | { kind: 'flag' };
@@ -28,6 +29,8 @@ export interface Generation {
   durationMs: number | null;
   enhance: 'none' | 'scheduled' | 'charged' | 'refunded' | 'skipped';
   enhanceFails: boolean;
+  /** `[[hold]]` in the prompt: stays `processing` past its render time until a test releases it. */
+  held: boolean;
 }
 
 const FAIL = /\[\[fail:([A-Za-z0-9_.-]+)\]\]/;
@@ -81,6 +84,7 @@ export class Generations {
     private readonly scheduler: Scheduler,
     private readonly timeScale: number,
     private readonly onTerminal: (g: Generation) => void,
+    private readonly holds: HeldRequests,
   ) {}
 
   /**
@@ -111,6 +115,7 @@ export class Generations {
       durationMs: null,
       enhance: params.enhance ? 'scheduled' : 'none',
       enhanceFails: params.prompt.includes('[[enhance:fail]]'),
+      held: params.prompt.includes('[[hold]]'),
     };
   }
 
@@ -119,7 +124,7 @@ export class Generations {
    * All or nothing: if any step after the charge throws, the charge is refunded and the record
    * dropped before the error goes on, so no error answer ever leaves a reservation behind.
    */
-  commit(g: Generation): void {
+  commit(g: Generation, requestId = ''): void {
     const account = g.account;
     account.charge(g.reserved, 'reserve', g.id);
     let counted = false;
@@ -130,6 +135,7 @@ export class Generations {
       if (g.enhance === 'scheduled') this.scheduler.at(g.pickupMono, () => this.runEnhance(g));
       this.scheduler.at(g.doneMono, () => this.finalize(g));
       this.evict();
+      if (g.held) this.holdRender(g, requestId);
     } catch (e) {
       if (this.byId.get(g.id) === g) this.byId.delete(g.id);
       if (counted) account.inFlight = Math.max(0, account.inFlight - 1);
@@ -148,11 +154,22 @@ export class Generations {
     return g;
   }
 
+  /**
+   * Keeps `g` in flight until the test releases it (or the hold's time cap ends it); then it
+   * finishes as scheduled, at once if its render time has passed. A reset or close drops it.
+   */
+  private holdRender(g: Generation, requestId: string): void {
+    void this.holds.hold('render', requestId, g.id).then((how) => {
+      g.held = false;
+      if (how === 'released' && monotonic() >= g.doneMono) this.finalize(g);
+    });
+  }
+
   /** The state now; finishing a due generation first so a read never lags the clock. */
   status(g: Generation): GenerationStatus {
     if (g.state !== 'active') return g.state;
     const now = monotonic();
-    if (now >= g.doneMono) {
+    if (now >= g.doneMono && !g.held) {
       this.finalize(g);
       return g.state as GenerationStatus;
     }
@@ -187,7 +204,7 @@ export class Generations {
   }
 
   finalize(g: Generation): void {
-    if (g.state !== 'active') return;
+    if (g.state !== 'active' || g.held) return;
     if (g.enhance === 'scheduled') this.runEnhance(g);
     const account = g.account;
     switch (g.outcome.kind) {

@@ -43,7 +43,7 @@ export class EmulatorState {
   ) {
     this.webhooks = new Webhooks(this.clock, config.timeScale, options.webhookFetch ? fetchTransport(options.webhookFetch) : undefined);
     this.accounts = new Accounts(config, this.clock);
-    this.generations = new Generations(this.clock, this.scheduler, config.timeScale, (g) => this.onTerminal(g));
+    this.generations = new Generations(this.clock, this.scheduler, config.timeScale, (g) => this.onTerminal(g), this.held);
     // A key's answer is kept no longer than the generation record it names.
     this.idempotency = new IdempotencyStore(
       () => this.clock.now(),
