@@ -67,13 +67,17 @@ describe('the sample page in a real Chromium', () => {
     await page.goto(stack.origin + '/');
     await expect.poll(() => page.locator('#model option').count()).toBeGreaterThan(1);
     await page.selectOption('#model', 'image-fast');
-    await page.fill('#prompt', 'a lighthouse at dusk, oil painting');
+    // `[[hold]]`: the emulator keeps it in flight until released, so the page is seen before the end.
+    await page.fill('#prompt', 'a lighthouse at dusk, oil painting [[hold]]');
     await page.click('#submit');
 
     const item = page.locator('#list li').first();
     await item.waitFor();
+    const [held] = await stack.emulator.faults.held({ min: 1 });
+    expect(await item.getAttribute('data-id')).toBe(held?.generation_id);
     expect(await item.getAttribute('data-status')).toMatch(/^(pending|processing)$/);
-    expect(await item.locator('.prompt').textContent()).toBe('a lighthouse at dusk, oil painting');
+    expect(await item.locator('.prompt').textContent()).toBe('a lighthouse at dusk, oil painting [[hold]]');
+    expect(await stack.emulator.faults.release()).toBe(1);
 
     await page.locator('#list li[data-status="completed"] img').waitFor({ timeout: 15_000 });
     const image = page.locator('#list li[data-status="completed"] img');

@@ -132,14 +132,14 @@ describe('the studio follows generations live (Chromium, next start, real emulat
       // `[[hold]]`: the emulator keeps the generation processing until released, so the cut
       // lands mid-way by construction (the studio's own poll of the service cannot finish it first).
       const id = await submit(page, 'a harbour, cut mid-way [[hold]]');
-      expect(await stack.held(1)).toEqual([expect.objectContaining({ endpoint: 'render', generation_id: id })]);
+      expect(await stack.emulator.faults.held({ min: 1 })).toEqual([expect.objectContaining({ endpoint: 'render', generation_id: id })]);
       // The stream told the card the job started (an event with an id): the stream is open.
       await page.locator(`#list li[data-id="${id}"][data-status="processing"]`).waitFor({ timeout: 30_000 });
       // Cut every stream; the reconnect waits at the proxy until the completion has landed.
       expect(proxy.cutStreams()).toBeGreaterThanOrEqual(1);
       await expect.poll(() => proxy.heldStreams(), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
       const answered = proxy.webhookAnswers.length;
-      expect(await stack.release()).toBe(1);
+      expect(await stack.emulator.faults.release()).toBe(1);
       await expect.poll(() => proxy.webhookAnswers.length, { timeout: 20_000 }).toBeGreaterThan(answered);
       expect(proxy.webhookAnswers.at(-1)).toBe(200);
       proxy.releaseStreams();
@@ -153,7 +153,7 @@ describe('the studio follows generations live (Chromium, next start, real emulat
       // One cut is not a reason to poll.
       expect(statusReads(id)).toEqual([]);
     } finally {
-      await stack.release();
+      await stack.emulator.faults.release();
       proxy.releaseStreams();
       await page.close();
     }

@@ -7,6 +7,8 @@ import { RequestIds } from './http.js';
 import { createClientErrorListener } from './protocol.js';
 import { createHandler } from './server.js';
 import { EmulatorState } from './state.js';
+import { type EmulatorControls, emulatorControls } from './test-controls.js';
+import { createWebHandler } from './web.js';
 
 export interface StartOptions {
   /** 0 picks a free port. Default 4010. */
@@ -27,7 +29,8 @@ export interface StartOptions {
   headersTimeoutMs?: number;
 }
 
-export interface RunningEmulator {
+/** A listening emulator, with the same test controls as `createEmulator` (`emu.faults.release()`, `emu.deliveries.settled(id)`, …). */
+export interface RunningEmulator extends EmulatorControls {
   /** Base address, e.g. `http://127.0.0.1:4010` (the `publicUrl` when one is given). */
   url: string;
   /** The port it listens on (the one picked when started with port 0). */
@@ -69,6 +72,7 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
   return {
     url,
     port: addr.port,
+    ...emulatorControls(state, createWebHandler(state, new URL(url)), url),
     close: () =>
       new Promise<void>((resolve, reject) => {
         state.close();
@@ -95,15 +99,7 @@ export { catalog } from './catalog.js';
 export type { AccountConfig, AccountStatus, EmulatorConfig, EnvLike, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
 export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
 export type { Fault, FaultEndpoint, HeldEndpoint, HeldRequest } from './faults.js';
-export {
-  type AccountPatch,
-  type AccountView,
-  type CreateEmulatorOptions,
-  createEmulator,
-  EmulatorControlError,
-  type FaultInput,
-  IN_PROCESS_URL,
-  type InProcessEmulator,
-} from './in-process.js';
+export { type CreateEmulatorOptions, createEmulator, IN_PROCESS_URL, type InProcessEmulator } from './in-process.js';
 export { SERVE_FLAGS, type Served, ServeError, type ServeFlags, serveFromFlags } from './serve.js';
+export { type AccountPatch, type AccountView, EmulatorControlError, type EmulatorControls, type FaultInput } from './test-controls.js';
 export type { DeliveryRow, WebhookFetch } from './webhooks.js';

@@ -53,7 +53,7 @@ describe('@mediagen/react in Chromium', () => {
     });
     js = bundle.outputFiles[0]!.text;
     // 1.5 times the service's real lengths: an image takes 8 s at least, time for a person to watch it.
-    app = await startApp({ page: js, timeScale: 1.5, deliverWebhooks: true });
+    app = await startApp({ page: js, timeScale: 0.01, deliverWebhooks: true });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -71,12 +71,16 @@ describe('@mediagen/react in Chromium', () => {
 
   it('a generation appears live: submitted with one key, followed by the stream to completion, never polled', async () => {
     const page = await open();
+    // `[[hold]]`: in flight until released, so the page is seen following it by the stream.
+    await page.evaluate(() => (window as any).setPrompt('a lighthouse, live [[hold]]'));
     await expect.poll(async () => (await state(page)).credits, { timeout: 20_000 }).not.toBeNull();
     // A double click is one submission: one key, one generation.
     await page.locator('#go').dblclick();
     await expect.poll(async () => (await state(page)).id, { timeout: 20_000 }).not.toBeNull();
     const { id } = await state(page);
+    expect((await app.emulator.faults.held({ min: 1 })).map((h) => h.generation_id)).toEqual([id]);
     await expect.poll(async () => (await state(page)).transport, { timeout: 20_000 }).toBe('stream');
+    await app.emulator.faults.release();
     await expect.poll(async () => (await state(page)).status, { timeout: 60_000 }).toBe('completed');
     const done = await state(page);
     expect(done.outputs).toHaveLength(1);
@@ -96,15 +100,18 @@ describe('@mediagen/react in Chromium', () => {
 
   it('the stream cut mid-way recovers: the terminal state reached while cut is not lost', async () => {
     const page = await open();
-    await page.evaluate(() => (window as any).setPrompt('a cut stream'));
+    // `[[hold]]`: the emulator keeps it in flight until released, so the cut lands mid-way by construction.
+    await page.evaluate(() => (window as any).setPrompt('a cut stream [[hold]]'));
     await page.locator('#go').click();
     await expect.poll(async () => (await state(page)).transport, { timeout: 20_000 }).toBe('stream');
     const before = await state(page);
+    expect((await app.emulator.faults.held({ min: 1 })).map((h) => h.generation_id)).toEqual([before.id]);
     expect(TERMINAL).not.toContain(before.status);
     // Cut every open stream, and keep the reconnect waiting until the service has finished.
     const hold = app.holdStreams();
     expect(app.cutStreams()).toBeGreaterThan(0);
     await expect.poll(() => hold.waiting(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await app.emulator.faults.release();
     await app.client.generations.wait(before.id, { timeoutMs: 60_000 });
     hold.release();
     await expect.poll(async () => (await state(page)).status, { timeout: 20_000 }).toBe('completed');

@@ -152,22 +152,6 @@ export async function startStack(
       emulator = await emulatorOn(emulatorPort);
       studio = await startStudio(env, port);
     },
-    /** Resolves once the emulator holds at least `min` requests or `[[hold]]` generations (60 s at most); gives the list. */
-    held: async (min: number) =>
-      (
-        (await (await fetch(`${emulator.url}/__emulator/faults/held?min=${min}`)).json()) as {
-          held: { endpoint: string; generation_id?: string }[];
-        }
-      ).held,
-    /** Lets every held request and `[[hold]]` generation go on. */
-    release: async () => {
-      const res = await fetch(`${emulator.url}/__emulator/faults/release`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      });
-      return ((await res.json()) as { released: number }).released;
-    },
     /** Moves the emulator's clock (link expiry is counted on it). */
     advanceClock: async (ms: number) =>
       (
