@@ -219,11 +219,11 @@ describe('limits', () => {
   }, 60_000);
 
   it('429 CONCURRENCY_LIMIT with in_flight and max_concurrent, cleared when a job ends', async () => {
-    // Renders of 1.5-4.5 s: long enough that none ends while six submits go out on a loaded machine.
-    emu = await emulator({ timeScale: 0.3, accounts: [proAccount() as never] });
+    // `[[hold]]`: none of the five ends until released, however slowly the six submits go out.
+    emu = await emulator({ timeScale: 0.001, accounts: [proAccount() as never] });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = await emu.submit({ model: 'image-fast', prompt: 'x' });
+      const r = await emu.submit({ model: 'image-fast', prompt: 'x [[hold]]' });
       expect(r.status).toBe(202);
       ids.push(r.body.generation_id);
     }
@@ -232,6 +232,7 @@ describe('limits', () => {
     expect(r.body).toMatchObject({ error: 'CONCURRENCY_LIMIT', in_flight: 5, max_concurrent: 5 });
     expectErrorShape(r);
     expect((await ledger(emu)).in_flight).toBe(5);
+    expect((await emu.control('POST', '/faults/release', { count: 1 })).body.released).toBe(1);
     await emu.wait(ids[0] as string);
     await until(async () => (await emu!.submit({ model: 'image-fast', prompt: 'x' })).status === 202);
   });

@@ -60,10 +60,11 @@ describe('@mediagen/core against the emulator', () => {
     expect(e).toBeInstanceOf(InsufficientCreditsError);
     expect((e as InsufficientCreditsError).needed).toBe(4);
     await expect(client.generations.get('00000000-0000-4000-8000-000000000000')).rejects.toBeInstanceOf(NotFoundError);
-    const slow = await emulator({ timeScale: 1, accounts: [proAccount()] });
+    const slow = await emulator({ timeScale: 0.001, accounts: [proAccount()] });
     try {
       const c = new MediaGenClient({ apiKey: KEY, baseUrl: slow.url, maxRetries: 0 });
-      for (let i = 0; i < 5; i++) await c.generations.create({ model: 'image-fast', prompt: 'x' });
+      // `[[hold]]`: the five stay in flight however long the sixth takes to go out.
+      for (let i = 0; i < 5; i++) await c.generations.create({ model: 'image-fast', prompt: 'x [[hold]]' });
       const r = await c.generations.create({ model: 'image-fast', prompt: 'x' }).catch((x: unknown) => x);
       expect(r).toBeInstanceOf(RateLimitError);
       expect((r as RateLimitError).code).toBe('CONCURRENCY_LIMIT');

@@ -52,12 +52,11 @@ describe('RedisGenerationEvents', () => {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     closers.push(() => new Promise((r) => server.close(r)));
-    // Slow enough that an image takes 1.1 to 3.6 s (0.2 x its 5.5 to 18 s): the wait's first
-    // read finds it still running, and the poll interval below outlasts it (and this test).
+    // `[[hold]]` keeps the image in flight until released: the wait's first read finds it running.
     const emulator: RunningEmulator = await startEmulator({
       port: 0,
       config: {
-        timeScale: 0.2,
+        timeScale: 0.01,
         accounts: [
           {
             id: 'acct_events',
@@ -76,34 +75,32 @@ describe('RedisGenerationEvents', () => {
     // test's timeout: only the event, heard through Redis, can end it while the test runs.
     const HOUR = 3_600_000;
 
-    // On a machine so loaded that the first read already finds the image done, that try proves
-    // nothing about the event (the read ended the wait): try again with a new generation.
-    for (let attempt = 1; ; attempt++) {
-      const { generation_id: id } = await a.client.generations.create({ model: 'image-fast', prompt: `across instances ${attempt}` });
-      let heard = false;
-      const off = a.events.subscribe(id, () => (heard = true)); // A hears it only from Redis
-      a.reads.length = 0;
-      const statuses: string[] = [];
-      const generation = await a.client.generations.wait(id, {
-        intervalMs: HOUR,
-        timeoutMs: HOUR,
-        onUpdate: (g) => statuses.push(g.status),
-      });
-      off();
-      if (statuses[0] === 'completed') continue;
-      expect(generation.status).toBe('completed');
-      expect(generation.output_url).toContain(emulator.url); // read once after the event: fresh links
-      // The first read found it running; the wait then ended on the event, with one read for
-      // fresh links: two reads, and the event heard.
-      expect(statuses[0]).toMatch(/^(pending|processing)$/);
-      expect(statuses.at(-1)).toBe('completed');
-      expect(a.reads).toHaveLength(2);
-      expect(heard).toBe(true); // through pub/sub: A has no receiver
-      // B publishes the event before its own handler runs (waiters first): wait for the handler.
-      await expect.poll(() => handled.includes(id)).toBe(true);
-      expect(handled.filter((h) => h === id)).toHaveLength(1);
-      break;
-    }
+    const { generation_id: id } = await a.client.generations.create({ model: 'image-fast', prompt: 'across instances [[hold]]' });
+    let heard = false;
+    const off = a.events.subscribe(id, () => (heard = true)); // A hears it only from Redis
+    a.reads.length = 0;
+    const statuses: string[] = [];
+    const waiting = a.client.generations.wait(id, {
+      intervalMs: HOUR,
+      timeoutMs: HOUR,
+      onUpdate: (g) => statuses.push(g.status),
+    });
+    // The first read has found it running; only now may it finish.
+    await expect.poll(() => statuses.length).toBe(1);
+    expect(await emulator.faults.release()).toBe(1);
+    const generation = await waiting;
+    off();
+    expect(generation.status).toBe('completed');
+    expect(generation.output_url).toContain(emulator.url); // read once after the event: fresh links
+    // The first read found it running; the wait then ended on the event, with one read for
+    // fresh links: two reads, and the event heard.
+    expect(statuses[0]).toMatch(/^(pending|processing)$/);
+    expect(statuses.at(-1)).toBe('completed');
+    expect(a.reads).toHaveLength(2);
+    expect(heard).toBe(true); // through pub/sub: A has no receiver
+    // B publishes the event before its own handler runs (waiters first): wait for the handler.
+    await expect.poll(() => handled.includes(id)).toBe(true);
+    expect(handled.filter((h) => h === id)).toHaveLength(1);
   });
 
   it('delivers to local waiters once (not again when the copy comes back from Redis) and to every other instance', async () => {
