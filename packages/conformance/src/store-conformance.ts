@@ -1,4 +1,4 @@
-import { MediaGenClient } from '@mediagen/core';
+import { ConfigurationError, MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, type GenerationRecord, type GenerationStore, ledgerSource } from '@mediagen/core/ledger';
 import { createMediaGenHandler } from '@mediagen/core/server';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -181,6 +181,22 @@ export function describeGenerationStoreConformance(target: GenerationStoreTarget
       await Promise.all(records.map((r, i) => store.update(r.key, 0, { status: 'pending', generation_id: `busy-${r.key}-${i}` })));
       const read = await Promise.all(records.map((r) => store.get(r.key)));
       expect(read.every((r) => r?.status === 'pending' && r.version === 1)).toBe(true);
+    });
+
+    it('owners: the ledger refuses the ones a store cannot keep as written; every other one reads back as itself, alone', async () => {
+      const store = await target.create();
+      const client = new MediaGenClient({ apiKey: 'svc_live_conformance', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 });
+      const ledger = createGenerationLedger({ client, store });
+      // NUL (PostgreSQL refuses it in text); lone surrogates (UTF-8 turns each into U+FFFD, so
+      // `x\ud800` would share `x\ufffd`'s generations): refused before the store is asked.
+      for (const owner of ['a\0b', 'x\ud800', '\udfff', 'x\udc00\ud800']) {
+        await expect(ledger.list(owner)).rejects.toBeInstanceOf(ConfigurationError);
+      }
+      const owners = ['x\ufffd', 'x', '😀', '\u202e', '\x1b[2J', "' OR 1=1 --", '%_%', '\\', 'É', 'E\u0301', 'x'.repeat(2_000)];
+      for (const owner of owners) await store.insert(makeRecord({ owner }));
+      for (const owner of owners) {
+        expect({ owner, listed: (await store.list(owner, { limit: 10 })).map((r) => r.owner) }).toEqual({ owner, listed: [owner] });
+      }
     });
 
     it('the routes over a ledger on this store answer ids and cursors from outside with 404 and 422, never a 500', async () => {

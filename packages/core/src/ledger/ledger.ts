@@ -483,8 +483,18 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   return ledger;
 }
 
+/**
+ * NUL, or a surrogate without its pair: what a database cannot store as written. PostgreSQL
+ * refuses NUL; every store keeps text as UTF-8, where each lone surrogate becomes U+FFFD, so
+ * two such owners would read one another's generations.
+ */
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 function checkOwner(owner: unknown): void {
   if (typeof owner !== 'string' || owner === '') throw new ConfigurationError('The ledger needs an owner (a non-empty string).');
+  // Not echoed: an owner is the app's user id.
+  if (UNSTORABLE.test(owner))
+    throw new ConfigurationError('The ledger needs an owner without NUL or unpaired surrogates (check what identify returns).');
 }
 
 function refusal(error: unknown): GenerationError {

@@ -42,7 +42,9 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
    * The app's auth: the user a request comes from (a session cookie, a token), or undefined for
    * none. Every read, list and stream is scoped to this user, and the browser's
    * `Idempotency-Key` is scoped to them too (two users' keys never name one submit). Throw a
-   * `SubmitRefusedError` (status 401) to refuse a request outright.
+   * `SubmitRefusedError` (status 401) to refuse a request outright. With the ledger as `source`,
+   * a user id with NUL or an unpaired surrogate is refused (`ConfigurationError`, a 500): check
+   * ids taken from a cookie or a token before returning them.
    */
   identify?(request: Request, platform: Platform | undefined): string | undefined | Promise<string | undefined>;
   /**
