@@ -83,7 +83,7 @@ export class MediaGenImageModel implements ImageModelV4 {
       const model = await liveModel(this.#config, this.modelId, 'image', options.abortSignal);
       const warnings = new Warnings();
       const params = { ...imageParams(model, options, warnings), ...run.params, model: this.modelId } as GenerateParams;
-      const done = await runAndDownload(this.#config.client(), params, run, options.abortSignal);
+      const done = await runAndDownload(this.#config.client(), params, run, options.abortSignal, this.#config.maxOutputBytes);
       const meta = generationMetadata(done.generation, idempotencyKey);
       return {
         images: done.outputs,

@@ -1,7 +1,7 @@
-import { NoSuchModelError, type ProviderV4 } from '@ai-sdk/provider';
+import { InvalidArgumentError, NoSuchModelError, type ProviderV4 } from '@ai-sdk/provider';
 import { MediaGenClient } from '@mediagen/core';
 import { MediaGenImageModel } from './image-model.js';
-import type { ModelConfig } from './run.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, type ModelConfig } from './run.js';
 import { MediaGenVideoModel } from './video-model.js';
 
 export interface MediaGenProviderSettings {
@@ -17,6 +17,12 @@ export interface MediaGenProviderSettings {
    * on the webhook instead of the next poll.
    */
   client?: MediaGenClient;
+  /**
+   * The most bytes one output may have (each is held in memory whole, as the AI SDK takes it).
+   * A link answering more ends the call with an `APICallError` whose `data.code` is
+   * `OUTPUT_TOO_LARGE` and `data.generationId` names the completed generation. Default 1 GiB.
+   */
+  maxOutputBytes?: number;
 }
 
 export interface MediaGenProvider extends ProviderV4 {
@@ -46,7 +52,11 @@ function lazyClient(settings: MediaGenProviderSettings): () => MediaGenClient {
 function build(settings: MediaGenProviderSettings, clientPerModel: boolean): MediaGenProvider {
   // A provider the caller made owns one client (its model-list cache and gate) for all its models.
   const shared = clientPerModel ? undefined : lazyClient(settings);
-  const config = (): ModelConfig => ({ provider: `${PROVIDER}.image`, client: shared ?? lazyClient(settings) });
+  const maxOutputBytes = settings.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  if (typeof maxOutputBytes !== 'number' || !Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
+    throw new InvalidArgumentError({ argument: 'maxOutputBytes', message: 'maxOutputBytes must be a whole number of bytes > 0.' });
+  }
+  const config = (): ModelConfig => ({ provider: `${PROVIDER}.image`, client: shared ?? lazyClient(settings), maxOutputBytes });
   const image = (modelId: string) => new MediaGenImageModel(modelId, config());
   const video = (modelId: string) => new MediaGenVideoModel(modelId, { ...config(), provider: `${PROVIDER}.video` });
   const none = (modelType: 'languageModel' | 'embeddingModel') => (modelId: string) => {

@@ -1,6 +1,15 @@
-import { NoSuchModelError, type SharedV4Warning } from '@ai-sdk/provider';
-import type { GenerateParams, Generation, MediaGenClient, Model } from '@mediagen/core';
-import { API_PREFIX } from '@mediagen/core/wire';
+import { APICallError, NoSuchModelError, type SharedV4Warning } from '@ai-sdk/provider';
+import {
+  AbortError,
+  ConnectionError,
+  type GenerateParams,
+  type Generation,
+  isMediaGenError,
+  type MediaGenClient,
+  MediaGenError,
+  type Model,
+} from '@mediagen/core';
+import { API_PREFIX, NUMBER_RESULTS_MAX } from '@mediagen/core/wire';
 import { type CallSite, toAISDKError } from './errors.js';
 import type { ParsedOptions } from './options.js';
 
@@ -8,7 +17,12 @@ import type { ParsedOptions } from './options.js';
 export interface ModelConfig {
   provider: string;
   client(): MediaGenClient;
+  /** The most bytes one output may have: it is held in memory whole (`maxOutputBytes`). */
+  maxOutputBytes: number;
 }
+
+/** Default `maxOutputBytes`: far above any image or clip the contract describes, far below what would exhaust a server. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024 * 1024;
 
 export type MediaKind = 'image' | 'video';
 
@@ -73,6 +87,7 @@ export async function runAndDownload(
   params: GenerateParams,
   run: ParsedOptions & { idempotencyKey: string },
   signal: AbortSignal | undefined,
+  maxOutputBytes: number,
 ): Promise<Completed> {
   const where = site(client, 'generate', params);
   let generation: Generation;
@@ -86,16 +101,131 @@ export async function runAndDownload(
   } catch (e) {
     throw toAISDKError(e, where);
   }
-  return { generation, outputs: await download(client, generation, signal), idempotencyKey: run.idempotencyKey };
+  const asked = typeof params.number_results === 'number' && params.number_results >= 1 ? params.number_results : 1;
+  let outputs: Uint8Array[];
+  try {
+    outputs = await download(client, generation, signal, { count: asked, maxOutputBytes });
+  } catch (e) {
+    // A completed generation whose outputs did not arrive: the key returns it unbilled.
+    throw attach(e, { idempotencyKey: run.idempotencyKey });
+  }
+  return { generation, outputs, idempotencyKey: run.idempotencyKey };
 }
 
-export async function download(client: MediaGenClient, generation: Generation, signal: AbortSignal | undefined): Promise<Uint8Array[]> {
-  const count = generation.output_urls?.length ?? (generation.output_url ? 1 : 0);
+/**
+ * The output links of a completed generation, as many as were asked for: `output_urls` when it
+ * is a list, else the one `output_url`. The answer does not decide how many are read (a list
+ * of thousands would be thousands of downloads held in memory), nor are extra links images.
+ */
+export function outputLinks(generation: Generation, count: number = NUMBER_RESULTS_MAX): string[] {
+  const urls: unknown = generation.output_urls;
+  const all = Array.isArray(urls)
+    ? urls
+    : typeof generation.output_url === 'string' && generation.output_url
+      ? [generation.output_url]
+      : [];
+  return all.slice(0, Math.min(count, NUMBER_RESULTS_MAX)) as string[];
+}
+
+/**
+ * Every output's bytes through the client (no Authorization header; a refused link is signed
+ * afresh), each read as a stream and stopped past `maxOutputBytes`: held in memory whole, an
+ * output is bounded, whatever the link answers.
+ */
+export async function download(
+  client: MediaGenClient,
+  generation: Generation,
+  signal: AbortSignal | undefined,
+  { count, maxOutputBytes }: { count?: number; maxOutputBytes: number },
+): Promise<Uint8Array[]> {
+  const urls = outputLinks(generation, count);
+  // Core reads `output_urls[index]`: it gets the links as read here.
+  const target: Generation = { ...generation, output_urls: urls };
   try {
-    return await Promise.all(Array.from({ length: count }, (_, index) => client.generations.download(generation, { index, signal })));
+    return await Promise.all(
+      urls.map(async (_, index) => {
+        const body = await client.generations.download(target, { index, signal, stream: true });
+        return readBounded(body, maxOutputBytes, generation, index, signal);
+      }),
+    );
   } catch (e) {
-    throw toAISDKError(e, site(client, `generations/${generation.generation_id}`));
+    const generationId = typeof generation.generation_id === 'string' ? generation.generation_id : undefined;
+    throw toAISDKError(attach(e, { generationId }), site(client, `generations/${generation.generation_id}`));
   }
+}
+
+/**
+ * Names the generation (and the submit's key) on an error that lacks them, on the MediaGen
+ * error itself or on the AI SDK error made from it (`data`), so the app can find the
+ * completed, billed generation again instead of resubmitting.
+ */
+function attach(error: unknown, context: { generationId?: string | undefined; idempotencyKey?: string | undefined }): unknown {
+  const target = isMediaGenError(error)
+    ? (error as { generationId?: string; idempotencyKey?: string })
+    : APICallError.isInstance(error) && error.data && typeof error.data === 'object'
+      ? (error.data as { generationId?: string; idempotencyKey?: string })
+      : undefined;
+  if (!target) return error;
+  if (context.generationId !== undefined) target.generationId ??= context.generationId;
+  if (context.idempotencyKey !== undefined) target.idempotencyKey ??= context.idempotencyKey;
+  return error;
+}
+
+/** An output past `maxOutputBytes`: the generation is completed (and billed); its id lets the app fetch it another way. */
+class OutputTooLargeError extends MediaGenError {
+  override name = 'OutputTooLargeError';
+  constructor(generation: Generation, index: number, max: number) {
+    super(`Output ${index} of generation ${String(generation.generation_id).slice(0, 64)} is larger than maxOutputBytes (${max} bytes).`, {
+      code: 'OUTPUT_TOO_LARGE',
+      retryable: false,
+      next: 'Raise maxOutputBytes in createMediaGen() if the output is expected this large; the generation is completed, do not resubmit it.',
+    });
+    (this as { generationId?: string }).generationId = typeof generation.generation_id === 'string' ? generation.generation_id : undefined;
+  }
+}
+
+async function readBounded(
+  body: ReadableStream<Uint8Array> | Uint8Array,
+  max: number,
+  generation: Generation,
+  index: number,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
+  // A response without a body (a 204) comes back as its bytes.
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > max) throw new OutputTooLargeError(generation, index, max);
+    return body;
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        // Hangs up: an endless body is not read to its end.
+        await reader.cancel().catch(() => {});
+        throw new OutputTooLargeError(generation, index, max);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof OutputTooLargeError) throw error;
+    if (signal?.aborted) throw new AbortError(undefined, signal.reason);
+    // The body broke off (a reset, a truncated chunk): only the error's name and code are quoted.
+    const e = error as { name?: unknown; code?: unknown; cause?: { code?: unknown } };
+    const why = [e?.name, e?.cause?.code ?? e?.code].filter((x) => typeof x === 'string').join(' ');
+    throw new ConnectionError(`Download of output ${index} broke off after ${size} bytes${why ? ` (${why.slice(0, 80)})` : ''}.`);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /** `providerMetadata.mediagen`'s shared part: what the generation cost and how to find it again. */
@@ -113,8 +243,14 @@ export function generationMetadata(generation: Generation, idempotencyKey: strin
 /** Response info for the AI SDK's telemetry. */
 export function responseOf(generation: Generation, modelId: string) {
   return {
-    timestamp: new Date(generation.created_at),
+    timestamp: dateOf(generation.created_at),
     modelId,
     headers: generation.request_id ? { 'x-request-id': generation.request_id } : undefined,
   };
+}
+
+/** A date from the answer, or now when it holds none: never an Invalid Date (whose `toISOString` throws). */
+export function dateOf(value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
+  return Number.isNaN(date.getTime()) ? new Date() : date;
 }

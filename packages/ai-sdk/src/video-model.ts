@@ -14,7 +14,18 @@ import { API_PREFIX } from '@mediagen/core/wire';
 import { toAISDKError } from './errors.js';
 import { KeysInFlight } from './keys.js';
 import { callOptions, type ParsedOptions } from './options.js';
-import { download, generationMetadata, liveModel, type ModelConfig, maxResults, responseOf, runAndDownload, Warnings } from './run.js';
+import {
+  dateOf,
+  download,
+  generationMetadata,
+  liveModel,
+  type ModelConfig,
+  maxResults,
+  outputLinks,
+  responseOf,
+  runAndDownload,
+  Warnings,
+} from './run.js';
 
 const urlOf = (file: VideoModelV4File, what: string): string => {
   if (file.type === 'url') return file.url;
@@ -95,12 +106,10 @@ function mediaTypeOf(url: string | null | undefined): string {
   return (ext && MEDIA_TYPES[ext]) ?? '';
 }
 
-const videosOf = (generation: Generation, outputs: Uint8Array[]) =>
-  outputs.map((data, index) => ({
-    type: 'binary' as const,
-    data,
-    mediaType: mediaTypeOf(generation.output_urls?.[index] ?? generation.output_url),
-  }));
+const videosOf = (generation: Generation, outputs: Uint8Array[]) => {
+  const links = outputLinks(generation);
+  return outputs.map((data, index) => ({ type: 'binary' as const, data, mediaType: mediaTypeOf(links[index]) }));
+};
 
 interface Operation {
   generationId: string;
@@ -158,7 +167,7 @@ export class MediaGenVideoModel implements VideoModelV4 {
     const release = this.#keys.claim(run.idempotencyKey);
     try {
       const { params, warnings } = await this.#prepare(options, run);
-      const done = await runAndDownload(this.#config.client(), params, run, options.abortSignal);
+      const done = await runAndDownload(this.#config.client(), params, run, options.abortSignal, this.#config.maxOutputBytes);
       return {
         videos: videosOf(done.generation, done.outputs),
         warnings: warnings.list,
@@ -190,7 +199,7 @@ export class MediaGenVideoModel implements VideoModelV4 {
             idempotencyKey: run.idempotencyKey,
           },
         },
-        response: { timestamp: new Date(submitted.created_at), modelId: this.modelId, headers: undefined },
+        response: { timestamp: dateOf(submitted.created_at), modelId: this.modelId, headers: undefined },
       };
     } catch (e) {
       throw toAISDKError(e, { url: `${client.baseUrl}${API_PREFIX}/generate`, body: params });
@@ -212,7 +221,7 @@ export class MediaGenVideoModel implements VideoModelV4 {
     // A failed generation is the typed error (code, retryable, credits) rather than a bare message.
     if (generation.status === 'failed') throw toAISDKError(new GenerationFailedError(generation), site);
     if (generation.status !== 'completed') return { status: 'pending', providerMetadata: { mediagen }, response };
-    const outputs = await download(client, generation, options.abortSignal);
+    const outputs = await download(client, generation, options.abortSignal, { maxOutputBytes: this.#config.maxOutputBytes });
     return { status: 'completed', videos: videosOf(generation, outputs), warnings: [], providerMetadata: { mediagen }, response };
   }
 }

@@ -42,10 +42,21 @@ export function shellQuote(value: string): string {
 
 /**
  * What a failed generation cost: refunded in almost every case, forfeited on a policy flag. It
- * says "refunded" only when the service says nothing was kept (`credits_used` 0).
+ * says "refunded" only when the service says nothing was kept (`credits_used` 0); a
+ * `credits_used` that is no whole number (missing, null, text) says nothing either way, and
+ * the line says so rather than claim a refund.
  */
 export function failureCharge(generation: Generation): string {
-  const used = generation.credits_used ?? 0;
+  const used: unknown = generation.credits_used;
+  if (typeof used !== 'number' || !Number.isInteger(used) || used < 0) return 'charge unknown (the service sent no credits_used)';
   if (generation.error?.code === 'CONTENT_POLICY_VIOLATION') return `${used} credits forfeited (flagged by safety review)`;
   return used > 0 ? `${used} credits charged` : `${used} credits charged (refunded)`;
+}
+
+/**
+ * The service's verdict that resubmitting may succeed: `retryable: true` only. Anything else
+ * (`"false"`, `1`, missing) is not a yes, since a resubmit that fails again is billed again.
+ */
+export function mayRetry(generation: Generation): boolean {
+  return generation.error?.retryable === true;
 }

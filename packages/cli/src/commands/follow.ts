@@ -2,7 +2,7 @@ import { GenerationFailedError, isMediaGenError, type MediaGenClient, type Model
 import { downloadOutputs } from '../download';
 import { OutputWriteError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { failureCharge, seconds, shellQuote } from '../format';
+import { failureCharge, mayRetry, seconds, shellQuote, text } from '../format';
 import { onInterrupt } from '../interrupt';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
@@ -56,8 +56,7 @@ export async function follow(
       if (options.json) io.json({ ...generation, ...extra });
       else io.err(`failed after ${seconds(generation.duration_ms)} · ${failureCharge(generation)} · request ${generation.request_id}`);
       // The same key would return this same failed generation: a retry is a new submit.
-      if (generation.error?.retryable)
-        io.err('To try again, submit without --idempotency-key: the same key returns this failed generation.');
+      if (mayRetry(generation)) io.err('To try again, submit without --idempotency-key: the same key returns this failed generation.');
       throw new GenerationFailedError(generation);
     }
     let files: string[] = [];
@@ -81,7 +80,7 @@ export async function follow(
     }
     for (const file of files) io.out(file);
     io.out(
-      `completed ${generation.generation_id} in ${seconds(generation.duration_ms)} · ${generation.credits_used} credits charged · request ${generation.request_id}`,
+      `completed ${generation.generation_id} in ${seconds(generation.duration_ms)} · ${text(generation.credits_used)} credits charged · request ${generation.request_id}`,
     );
     return EXIT.ok;
   });

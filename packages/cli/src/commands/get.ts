@@ -1,5 +1,5 @@
 import { clientFrom, type GlobalOptions } from '../context';
-import { failureCharge, seconds, table, text } from '../format';
+import { failureCharge, mayRetry, seconds, table, text } from '../format';
 import type { Io } from '../io';
 
 export async function getCommand(id: string, options: GlobalOptions, io: Io): Promise<void> {
@@ -15,7 +15,7 @@ export async function getCommand(id: string, options: GlobalOptions, io: Io): Pr
     ['created', g.created_at],
   ];
   if (terminal) rows.push(['completed', g.completed_at ?? '-'], ['took', seconds(g.duration_ms)]);
-  if (g.error) rows.push(['error', `${g.error.code}: ${g.error.message}${g.error.retryable ? ' (retryable)' : ''}`]);
+  if (g.error) rows.push(['error', `${g.error.code}: ${g.error.message}${mayRetry(g) ? ' (retryable)' : ''}`]);
   for (const [i, url] of (Array.isArray(g.output_urls) ? g.output_urls : []).entries()) rows.push([`output ${i}`, text(url)]);
   rows.push(['request', g.request_id]);
   for (const line of table(rows)) io.out(line);

@@ -1,5 +1,5 @@
 import { text } from '../params/read';
-import type { Generation, GenerationError } from '../types';
+import type { Generation } from '../types';
 
 /**
  * Brings a status read to the current form. An earlier form of the contract sent `error`
@@ -8,13 +8,7 @@ import type { Generation, GenerationError } from '../types';
 export function normalizeGeneration(raw: Generation): Generation {
   const error = raw.error as unknown;
   if (typeof error === 'string') {
-    const legacy = raw as Generation & { message?: unknown };
-    const normalized: GenerationError = {
-      code: error,
-      message: text(legacy.message) ?? '',
-      retryable: false,
-    };
-    raw.error = normalized;
+    raw.error = { code: error, message: text((raw as Generation & { message?: unknown }).message) ?? '', retryable: false };
   } else if (raw.status === 'failed' && (error === undefined || error === null)) {
     raw.error = { code: 'unknown', message: 'The service reported a failure without details.', retryable: false };
   }
