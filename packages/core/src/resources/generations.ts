@@ -222,11 +222,12 @@ export class Generations {
       try {
         // No Authorization header: the signature in the link is the credential.
         response = await this.#config.fetch(new URL(url, this.#transport.baseUrl), { signal });
+        // Read here, so a body cut off half-way is a ConnectionError too, not a bare TypeError.
+        if (response.ok) return options.stream && response.body ? response.body : new Uint8Array(await response.arrayBuffer());
       } catch (error) {
         if (signal?.aborted) throw new AbortError(undefined, signal.reason);
         throw new ConnectionError(redact(`Download failed: ${String(error)}`), sanitizeCause(error));
       }
-      if (response.ok) return options.stream && response.body ? response.body : new Uint8Array(await response.arrayBuffer());
       const text = (await readText(response, ERROR_BODY_MAX, true).catch(() => '')) ?? '';
       // A refused link (expired, or a signature rotated early): once, sign it afresh and retry.
       if (refreshed || response.status >= 500 || response.status === 429) throw errorFromResponse(response.status, response.headers, text);
