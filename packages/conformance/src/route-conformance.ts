@@ -266,6 +266,80 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       expect(service.body).toMatchObject({ message: expect.any(String), next: expect.any(String) });
     });
 
+    it('a submit or an estimate cannot name another user’s generation as its input: 422 like an unknown id, nothing billed', async () => {
+      const ada = await submitAs('ada', { model: 'image-fast', prompt: 'ada’s private picture' });
+      const adaId = ada.body!.generation_id!;
+      expect((await client.generations.wait(adaId)).status).toBe('completed');
+      submitted.length = 0;
+      const before = await balance();
+      const unknownId = '00000000-0000-4000-8000-000000000000';
+      for (const path of ['/generations', '/estimate']) {
+        const post = (user: string, input_image: string) =>
+          call('POST', path, {
+            user,
+            body: JSON.stringify({ model: 'image-upscale', input_image }),
+            headers: { 'content-type': 'application/json' },
+          });
+        const theirs = await post('mallory', adaId);
+        expect({ path, status: theirs.status }).toEqual({ path, status: 422 });
+        expectErrorShape(theirs.body, 'INVALID_BODY');
+        expect(theirs.body!.details).toEqual({ field: 'input_image' });
+        // Indistinguishable from an id that names nothing.
+        const unknown = await post('mallory', unknownId);
+        expect({ path, status: unknown.status, body: unknown.body }).toEqual({ path, status: 422, body: theirs.body });
+      }
+      // The id as the service may also read it (any case, padded), and under the other input that takes ids.
+      for (const [field, value] of [
+        ['input_image', adaId.toUpperCase()],
+        ['input_image', ` ${adaId}\t`],
+        ['input_video', adaId],
+      ] as const) {
+        const res = await call('POST', '/generations', {
+          user: 'mallory',
+          body: JSON.stringify({ model: 'image-upscale', [field]: value }),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect({ value, status: res.status }).toEqual({ value, status: 422 });
+        expect(res.body!.details).toEqual({ field });
+      }
+      expect(submitted).toEqual([]);
+      expect(await balance()).toBe(before);
+      // The owner may use her own generation as an input.
+      const own = await submitAs('ada', { model: 'image-upscale', input_image: adaId });
+      expect(own.status).toBe(202);
+    });
+
+    it('a reconnect (Last-Event-ID) to a stream whose terminal state was sent answers 204, so an EventSource stops', async () => {
+      const { body } = await submitAs('ada', { model: 'image-fast', prompt: 'ends' });
+      const url = `${app.origin}/api/generations/${body!.generation_id}/events`;
+      const first = await fetch(url, { headers: { cookie: `${USER_COOKIE}=ada` } });
+      const ids = (await first.text())
+        .split('\n')
+        .filter((line) => line.startsWith('id: '))
+        .map((line) => line.slice(4));
+      expect(ids.at(-1)).toBe('3');
+      // What a browser's EventSource does when the stream ends: reconnect with the last id it saw.
+      const again = await fetch(url, { headers: { cookie: `${USER_COOKIE}=ada`, 'last-event-id': ids.at(-1)! } });
+      expect(again.status).toBe(204);
+      expect(await again.text()).toBe('');
+      // Another user's reconnect is still a 404, and one that saw less still gets the terminal state.
+      const theirs = await call('GET', `/generations/${body!.generation_id}/events`, {
+        user: 'mallory',
+        headers: { 'last-event-id': '3' },
+      });
+      expect(theirs.status).toBe(404);
+      const behind = await fetch(url, { headers: { cookie: `${USER_COOKIE}=ada`, 'last-event-id': '2' } });
+      expect(behind.status).toBe(200);
+      expect(await behind.text()).toContain('id: 3\n');
+    });
+
+    it('a service that cannot be reached answers 502 in the contract shape (with next), never a bare 500', async () => {
+      await emulator.faults.add({ endpoint: 'credits', reset: true });
+      const res = await call('GET', '/credits', { user: 'ada' });
+      expect(res.status).toBe(502);
+      expectErrorShape(res.body, 'CONNECTION_ERROR');
+    });
+
     it('an id or a cursor from outside that names nothing is 404 or 422 in the contract shape, never a 500', async () => {
       const ids = ['%00', 'a%00b', '%1B%5B2J', '%E2%80%AE', '%F0%9F%98%80', "'%20OR%201%3D1"];
       for (const id of ids) {

@@ -62,7 +62,35 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       throw routeError('INVALID_BODY', 'The body needs a "model" slug.', { details: { field: 'model' } });
     if (allowModels && !allowModels.has(model))
       throw routeError('MODEL_NOT_ALLOWED', `The model "${model}" is not enabled here.`, { model });
-    return ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
+    const params = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
+    // The service takes any generation of the account as an input: only one this user may read goes on.
+    if (source || options.authorize) {
+      for (const field of ['input_image', 'input_video'] as const) {
+        const value = params[field];
+        if (typeof value !== 'string' || /^[a-z][\w+.-]*:/i.test(value)) continue;
+        await get(value, context).catch((error: unknown) => {
+          throw isMediaGenError(error) && error.status === 404
+            ? routeError('INVALID_BODY', `\`${field}\` names no completed generation of yours.`, { details: { field } })
+            : error;
+        });
+      }
+    }
+    return params;
+  }
+
+  /** The generation, read live from the service, if `context.owner` may see it; else `NotFoundError`. */
+  async function get(id: string | undefined, context: MediaGenContext<Platform>): Promise<Generation> {
+    // A path segment that cannot be an id is an unknown id: 404, and no store or service asked.
+    if (!isPlausibleId(id)) throw notFound();
+    if (source && !(await source.get(id, context.owner))) throw notFound();
+    // An unknown id and another user's answer alike (spec: "deliberately indistinguishable"):
+    // the service's own 404 is replaced by the same body the refusals below give.
+    const generation = await client.generations.get(id).catch((error: unknown) => {
+      throw isMediaGenError(error) && error.status === 404 ? notFound() : error;
+    });
+    if (allowModels && !allowModels.has(generation.model)) throw notFound();
+    if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
+    return generation;
   }
 
   /**
@@ -103,19 +131,7 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     async estimate(body, context) {
       return client.generations.estimate(await paramsOf(body, context));
     },
-    async get(id, context) {
-      // A path segment that cannot be an id is an unknown id: 404, and no store or service asked.
-      if (!isPlausibleId(id)) throw notFound();
-      if (source && !(await source.get(id, context.owner))) throw notFound();
-      // An unknown id and another user's answer alike (spec: "deliberately indistinguishable"):
-      // the service's own 404 is replaced by the same body the refusals below give.
-      const generation = await client.generations.get(id).catch((error: unknown) => {
-        throw isMediaGenError(error) && error.status === 404 ? notFound() : error;
-      });
-      if (allowModels && !allowModels.has(generation.model)) throw notFound();
-      if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
-      return generation;
-    },
+    get,
     async list(context, page = {}) {
       if (!source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
       const limit = Math.min(LIST_MAX, Math.max(1, Math.floor(Number(page.limit) || LIST_DEFAULT)));

@@ -35,7 +35,8 @@ export function errorReply(error: unknown): ErrorReply {
   const body: Record<string, unknown> = {
     error: error.code,
     message: internal ? 'Internal error.' : error.message,
-    next: internal ? 'Retry later; the server log has the details.' : (error.next ?? null),
+    // Every error body has a `next`: the code table's when the error carries none (a connection failure, a timeout).
+    next: internal ? 'Retry later; the server log has the details.' : (error.next ?? errorCodeInfo(error.code)?.next ?? 'Retry later.'),
     request_id: error.requestId ?? null,
   };
   const wire = error.body;

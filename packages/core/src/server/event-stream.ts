@@ -69,10 +69,12 @@ export async function freshGenerationStream(
  */
 function generationStream(hub: StreamHub, first: Generation, request: Request): Response {
   const id = first.generation_id;
+  const seen = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
+  // The browser has the terminal state: 204 is what stops an EventSource reconnecting (HTML: server-sent events).
+  if (isTerminal(first.status) && statusRank(first.status) <= seen) return new Response(null, { status: 204 });
   let unwatch: (() => void) | undefined;
   const connection = hub.connect(() => unwatch?.());
   if (!connection) return streamsFull();
-  const seen = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
   let sent = seen;
   const update = (generation: Generation) => {
     const rank = statusRank(generation.status);
