@@ -129,12 +129,13 @@ describe.each([
     }
   });
 
-  it('a bad server key is a 401 whose body never shows the key', async () => {
+  it("a bad server key is the app's 500 (not the browser user's 401), whose body never shows the key", async () => {
     const { call, close } = await mount(expressModule, {}, 'svc_live_not_a_key_on_file');
     try {
       const res = await call('GET', '/credits');
-      expect(res.status).toBe(401);
-      expect(res.body.error).toBe('KEY_INVALID');
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ error: 'KEY_INVALID', message: 'Internal error.' });
+      expect(JSON.stringify(res.body)).not.toContain('not_a_key_on_file');
     } finally {
       await close();
     }

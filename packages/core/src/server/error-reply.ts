@@ -15,6 +15,16 @@ const PASSED_ON = ['model', 'details', 'field', 'reason', 'balance', 'needed', '
 const MASKED = new Set(['UNEXPECTED', 'CONFIGURATION_ERROR']);
 
 /**
+ * The service's answers about the app's own key or account, not the browser's user: passed on
+ * as they came, a 401 would read as "your session ended" to the app's page, and the operator,
+ * who alone can act, would never hear of it (only 5xx are reported). The key's faults and a
+ * locked tier are the app's configuration (500); an account the service holds back is the app
+ * unable to serve for now (503).
+ */
+const APP_KEY = new Set(['AUTH_MISSING', 'UNAUTHORIZED', 'KEY_INVALID', 'KEY_REVOKED', 'TIER_LOCKED']);
+const APP_ACCOUNT = new Set(['API_DISABLED', 'ACCOUNT_BANNED', 'ACCOUNT_FROZEN', 'ACCOUNT_RESTRICTED']);
+
+/**
  * The HTTP answer an app's own API gives for an error the SDK threw: the service's status and
  * error body for API errors, a matching one for client-side errors, and a bare 500 for anything
  * else, whose message is not shown (it may hold internals).
@@ -27,11 +37,13 @@ export function errorReply(error: unknown): ErrorReply {
       body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null },
     };
   }
+  const ofTheApp = error.status !== undefined && (APP_KEY.has(error.code) || APP_ACCOUNT.has(error.code));
   // An SDK error that never reached the service has no status of its own: the code table's.
-  const status = error.status ?? errorCodeInfo(error.code)?.status ?? 500;
-  // The app's own faults (its config, a wrapped non-SDK failure such as a store's) stay on the
-  // server: their messages can name internals. The code still says what kind of failure it was.
-  const internal = MASKED.has(error.code);
+  const status = ofTheApp ? (APP_KEY.has(error.code) ? 500 : 503) : (error.status ?? errorCodeInfo(error.code)?.status ?? 500);
+  // The app's own faults (its config, its key or account, a wrapped non-SDK failure such as a
+  // store's) stay on the server: their messages can name internals. The code still says what
+  // kind of failure it was.
+  const internal = ofTheApp || MASKED.has(error.code);
   const body: Record<string, unknown> = {
     error: error.code,
     message: internal ? 'Internal error.' : error.message,
@@ -40,7 +52,7 @@ export function errorReply(error: unknown): ErrorReply {
     request_id: error.requestId ?? null,
   };
   const wire = error.body;
-  if (typeof wire === 'object' && wire !== null) {
+  if (!internal && typeof wire === 'object' && wire !== null) {
     for (const key of PASSED_ON) if (key in wire) body[key] = (wire as Record<string, unknown>)[key];
   }
   const issues = (error as MediaGenError & { issues?: { field: string }[] }).issues;
