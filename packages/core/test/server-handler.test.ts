@@ -191,6 +191,12 @@ describe('createMediaGenHandler', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
     expect((await fromSite(handler, 'https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+    // Every answer varies by Origin once CORS is on, the refused and the origin-less ones too.
+    expect(allowed.headers.get('vary')).toBe('origin');
+    expect((await fromSite(handler, 'https://evil.example')).headers.get('vary')).toBe('origin');
+    expect((await handler(as('ada', { path: '/credits' }))).headers.get('vary')).toBe('origin');
+    // Without CORS, nothing is added.
+    expect((await open.handler(as('ada', { path: '/credits' }))).headers.get('vary')).toBeNull();
   });
 
   it('serves the webhook receiver: signed deliveries reach onEvent with the platform, unsigned get 401', async () => {

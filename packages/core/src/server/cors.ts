@@ -6,9 +6,14 @@ export interface CorsOptions {
   maxAgeSeconds?: number;
 }
 
-/** The CORS headers for `origin`, or none when it is not on the allowlist (the browser then blocks the page). */
+/**
+ * The CORS headers for `origin`, or none when it is not on the allowlist (the browser then
+ * blocks the page). With CORS on, every answer varies by `Origin`, the refused ones too: a
+ * shared cache must never hand one origin's answer to another.
+ */
 export function corsHeaders(cors: CorsOptions | undefined, origin: string | null): Record<string, string> {
-  if (!cors || !origin || !cors.origins.includes(origin)) return {};
+  if (!cors) return {};
+  if (!origin || !cors.origins.includes(origin)) return { vary: 'origin' };
   return { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' };
 }
 
@@ -30,6 +35,7 @@ export function withHeaders(response: Response, headers: Record<string, string>)
   const names = Object.keys(headers);
   if (names.length === 0) return response;
   const merged = new Headers(response.headers);
-  for (const name of names) merged.set(name, headers[name]!);
+  // `Vary` is a list: the response's own entries stay.
+  for (const name of names) name === 'vary' ? merged.append(name, headers[name]!) : merged.set(name, headers[name]!);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
 }
