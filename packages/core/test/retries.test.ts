@@ -177,10 +177,12 @@ describe('retries per the spec client guidance', () => {
   });
 
   it('an abort during the back-off sleep rejects at once and sends nothing more', async () => {
-    const { client, server, retries } = await setup((_req, res) => json(res, 500, errorBody('INTERNAL_ERROR')));
+    // A 5-minute Retry-After: the abort lands in the sleep however slowly this test runs.
+    const { client, server, retries } = await setup((_req, res) => json(res, 503, errorBody('PROVIDER_DOWN'), { 'retry-after': '300' }));
     const controller = new AbortController();
     const pending = client.generations.create(params, { signal: controller.signal });
-    await vi.waitFor(() => expect(retries).toHaveLength(1));
+    await vi.waitFor(() => expect(retries).toHaveLength(1), { timeout: 15_000 });
+    expect(retries[0]!.delayMs).toBe(300_000);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortError);
     expect(server.requests).toHaveLength(1);
