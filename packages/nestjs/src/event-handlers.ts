@@ -39,9 +39,51 @@ export class GenerationEventHandlers implements OnModuleInit {
    * Runs every handler for the event, concurrently; core's receiver calls it once per event
    * (its `dedupe` store, shared across instances with `RedisDedupeStore`). If any throws, the
    * error goes back to core (a 5xx, so the service retries) and the retry runs them all again.
+   * Each handler gets its own `context.acknowledge()`: the delivery is acknowledged (answered 200
+   * and marked seen) only once every handler has acknowledged or succeeded, so one handler's
+   * acknowledge never commits a sibling that then fails (its event would be lost).
    */
   async dispatch(event: WebhookEvent, context: WebhookContext): Promise<void> {
-    const results = await Promise.allSettled(this.for(event.type).map(async (handler) => handler.run(event, context)));
+    const handlers = this.for(event.type);
+    /** Handlers that have neither acknowledged nor succeeded yet. */
+    let open = handlers.length;
+    let askedToAcknowledge = false;
+    let failed = false;
+    let forwarded = false;
+    const forward = () => {
+      if (forwarded || failed || open > 0 || !askedToAcknowledge) return;
+      forwarded = true;
+      context.acknowledge();
+    };
+    const results = await Promise.allSettled(
+      handlers.map(async (handler) => {
+        let over = false;
+        const done = () => {
+          if (over) return;
+          over = true;
+          open -= 1;
+          forward();
+        };
+        const own: WebhookContext = Object.assign(
+          Object.create(Object.getPrototypeOf(context) as object | null) as WebhookContext,
+          context,
+          {
+            acknowledge: () => {
+              askedToAcknowledge = true;
+              done();
+            },
+          },
+        );
+        try {
+          await handler.run(event, own);
+        } catch (error) {
+          // Unless the delivery is acknowledged already, it is not done: the retry runs it again.
+          failed = true;
+          throw error;
+        }
+        done();
+      }),
+    );
     const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];
     if (failures.length > 1) throw new AggregateError(failures, `${failures.length} @OnGenerationEvent handlers failed.`);

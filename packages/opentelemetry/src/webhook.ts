@@ -17,6 +17,10 @@ export function traceWebhook(handler: (request: Request) => Promise<Response>, o
         span.setAttribute('http.response.status_code', response.status);
         if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
         return response;
+      } catch (error) {
+        // No answer at all is a failed receive. The code or class only: a message may carry anything.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
+        throw error;
       } finally {
         span.end();
       }
@@ -41,7 +45,9 @@ export function webhookTelemetry(options: { tracer?: Tracer } = {}): Pick<Webhoo
         attributes['mediagen.webhook.event_type'] = event.type;
         const id = (event.data as { generation_id?: unknown } | undefined)?.generation_id;
         if (typeof id === 'string') attributes['mediagen.generation_id'] = id;
-        if (event.deliveryId) attributes['mediagen.webhook.delivery_id'] = event.deliveryId;
+        // Not signed: anyone replaying a genuine body can send any text here. Recorded only in the
+        // shape the service sends (a UUID), so no span carries what a sender made up.
+        if (event.deliveryId && UUID.test(event.deliveryId)) attributes['mediagen.webhook.delivery_id'] = event.deliveryId;
       }
       const span = tracer.startSpan('mediagen.webhook.verify', { kind: SpanKind.INTERNAL, attributes, startTime: startedAt });
       if (error !== undefined) {
@@ -52,4 +58,14 @@ export function webhookTelemetry(options: { tracer?: Tracer } = {}): Pick<Webhoo
       span.end(startedAt + elapsedMs);
     },
   };
+}
+
+/** `X-Service-Delivery-Id` as the service sends it (spec: a UUID, new on every attempt). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A `MediaGenError`'s code, else the error's class name: never its message. */
+function errorName(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : 'error';
 }

@@ -39,15 +39,22 @@ export class RedisDedupeStore implements WebhookDedupeStore {
 
   async claim(key: string, leaseMs: number): Promise<DedupeClaim> {
     const owner = `processing:${randomUUID()}`;
-    const reply = (await withinTime(
-      CLAIM.run(
-        this.#connection.client,
-        [this.#key(key), `${this.#prefix}~epoch`, `${this.#prefix}~recovering`],
-        [Math.max(1, Math.ceil(leaseMs)), owner, this.#epoch, randomUUID(), this.#recoveryMs],
-      ),
-      this.#timeoutMs,
-      'a webhook claim',
-    )) as [string, string];
+    const client = this.#connection.client;
+    const claiming = CLAIM.run(
+      client,
+      [this.#key(key), `${this.#prefix}~epoch`, `${this.#prefix}~recovering`],
+      [Math.max(1, Math.ceil(leaseMs)), owner, this.#epoch, randomUUID(), this.#recoveryMs],
+    ) as Promise<[string, string]>;
+    let reply: [string, string];
+    try {
+      reply = await withinTime(claiming, this.#timeoutMs, 'a webhook claim');
+    } catch (error) {
+      // Given up on, the claim may still land: a lease that no handler will complete or release
+      // would turn every retry of this delivery away as "in progress" until it lapses (5 min,
+      // past the service's retry chain). Released as soon as it lands, if it is still this one.
+      void claiming.then((late) => (late?.[0] === 'claimed' ? RELEASE.run(client, [this.#key(key)], [owner]) : undefined)).catch(() => {});
+      throw error;
+    }
     const [state, epoch] = reply;
     this.#epoch = epoch;
     if (state === 'recovering') {

@@ -49,17 +49,20 @@ export class RedisGateStore implements GateStore {
   async acquire(limits: GateLimits): Promise<GateGrant> {
     const token = `submit:${randomUUID()}`;
     const { hits, slots, pause } = this.#keys;
+    const client = this.#connection.client;
+    const acquiring = ACQUIRE.run(
+      client,
+      [hits, slots, pause],
+      [limit(limits.perMinute), limit(limits.maxConcurrent), this.#windowMs, this.#ttlMs, token, this.#pollMs],
+    ) as Promise<[number, number]>;
     let reply: [number, number];
     try {
-      reply = (await this.#run(
-        ACQUIRE.run(
-          this.#connection.client,
-          [hits, slots, pause],
-          [limit(limits.perMinute), limit(limits.maxConcurrent), this.#windowMs, this.#ttlMs, token, this.#pollMs],
-        ),
-        'a gate acquire',
-      )) as [number, number];
+      reply = await this.#run(acquiring, 'a gate acquire');
     } catch (error) {
+      // Given up on, the acquire may still land and take a slot that nothing binds or releases:
+      // with a small max_concurrent, a few slow replies would block every submit for the whole
+      // in-flight TTL. The slot is freed as soon as it lands (its rate hit stays: it is counted).
+      void acquiring.then((late) => (Number(late?.[0]) === 1 ? client.zrem(slots, token) : undefined)).catch(() => {});
       if (this.#failOpen) return { token };
       throw error;
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type GenerationEvents, MemoryGenerationEvents, type TerminalEventListener, type WebhookEvent } from '@mediagen/core';
 import type { Redis } from 'ioredis';
 import { type Connection, closeConnection, connect, type RedisStoreOptions, withinTime } from './connection';
+import { RedisStoreError } from './errors';
 
 export interface RedisGenerationEventsOptions extends RedisStoreOptions {
   /** Called when the subscriber connection fails or a message is unreadable; waits fall back to polling meanwhile. */
@@ -92,17 +93,21 @@ export class RedisGenerationEvents implements GenerationEvents {
   }
 
   #receive(message: string): void {
-    if (message.length > MAX_MESSAGE_BYTES) return this.#report(new Error('Oversized message on the events channel ignored.'));
-    let parsed: { origin?: unknown; event?: WebhookEvent };
+    // Nothing of the message's text goes into a report: it is whatever someone published.
+    const invalid = (why: string) =>
+      this.#report(new RedisStoreError(`A message on the events channel was ignored: ${why}.`, 'REDIS_MESSAGE_INVALID'));
+    if (message.length > MAX_MESSAGE_BYTES) return invalid(`over ${MAX_MESSAGE_BYTES} bytes`);
+    let parsed: unknown;
     try {
-      parsed = JSON.parse(message) as typeof parsed;
-    } catch (error) {
-      return this.#report(error);
+      parsed = JSON.parse(message);
+    } catch {
+      return invalid('not JSON');
     }
-    if (parsed?.origin === this.#origin) return;
-    const event = parsed?.event;
-    if (typeof event?.data?.generation_id !== 'string' || typeof event.type !== 'string') return;
-    this.#local.publish({ type: event.type, deliveryId: event.deliveryId, data: event.data } as WebhookEvent);
+    if (!isObject(parsed)) return invalid('not a JSON object');
+    if (parsed.origin === this.#origin) return;
+    const event = readEvent(parsed.event);
+    if (typeof event === 'string') return invalid(event);
+    this.#local.publish(event);
   }
 
   #report(error: unknown): void {
@@ -112,4 +117,26 @@ export class RedisGenerationEvents implements GenerationEvents {
       // An observer's failure changes nothing here.
     }
   }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The event a message carries, or why it is none. Anyone who can publish on the channel reaches
+ * every instance's waiters and streams, so a terminal event is passed on only in the shape the
+ * webhook receiver gives a verified one: its type is `generation.<status>`, a completed one has
+ * its link, a failed one its code. Other types (a feed's `generation.submitted`, later ones)
+ * pass with their id; a terminal status under another type does not.
+ */
+function readEvent(event: unknown): WebhookEvent | string {
+  if (!isObject(event)) return 'no event object';
+  const { type, deliveryId, data } = event;
+  if (typeof type !== 'string' || type === '') return 'no event type';
+  if (!isObject(data) || typeof data.generation_id !== 'string' || data.generation_id === '') return 'no generation_id';
+  const status = data.status;
+  const terminal = status === 'completed' || status === 'failed';
+  if (terminal && type !== `generation.${status}`) return 'its type contradicts its status';
+  if (status === 'completed' && typeof data.output_url !== 'string') return 'a completed event without output_url';
+  if (status === 'failed' && typeof data.error_code !== 'string') return 'a failed event without error_code';
+  return { type, deliveryId: typeof deliveryId === 'string' ? deliveryId : undefined, data } as WebhookEvent;
 }

@@ -122,7 +122,11 @@ describe('RedisGenerationEvents', () => {
     b.subscribe('g-1', (e) => heard.b!.push(e));
     c.subscribe('g-1', (e) => heard.c!.push(e));
     await Promise.all([a.ready(), b.ready(), c.ready()]);
-    const event = { type: 'generation.completed', deliveryId: 'd-1', data: { generation_id: 'g-1', status: 'completed' } } as WebhookEvent;
+    const event = {
+      type: 'generation.completed',
+      deliveryId: 'd-1',
+      data: { generation_id: 'g-1', status: 'completed', output_url: 'https://cdn.test/g-1.png' },
+    } as WebhookEvent;
     await a.publish(event);
     await expect.poll(() => heard.b!.length).toBeGreaterThan(0);
     // A second event, published by b, proves a's copy of the first has come back and been dropped by then.
