@@ -1,6 +1,8 @@
-import { type ClientOptions, DEFAULT_BASE_URL, MediaGenClient } from '@mediagen/core';
+import { type ClientOptions, DEFAULT_BASE_URL, type LogLevel, MediaGenClient } from '@mediagen/core';
 import { MissingKeyError, UsageError } from './errors';
 import type { Io } from './io';
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
 
 /** Options every command takes (see `globalOptions` in program.ts). */
 export interface GlobalOptions {
@@ -29,8 +31,17 @@ export function clientFrom(options: GlobalOptions, io: Io, env: NodeJS.ProcessEn
   if (!options.apiKey && !env.MEDIAGEN_API_KEY) throw new MissingKeyError();
   let maxRetries: number | undefined;
   if (options.maxRetries !== undefined) {
-    maxRetries = Number(options.maxRetries);
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new UsageError(`--max-retries must be a whole number >= 0.`);
+    // Digits only: Number() would take '' as 0, '1e3' as 1000 and '0x10' as 16.
+    maxRetries = /^\d{1,3}$/.test(options.maxRetries) ? Number(options.maxRetries) : Number.NaN;
+    if (!Number.isInteger(maxRetries)) throw new UsageError(`--max-retries must be a whole number from 0 to 999.`);
+  }
+  // Core reads MEDIAGEN_LOG itself; checked here so the refusal names the variable, not an SDK option.
+  const logLevel = env.MEDIAGEN_LOG?.trim().toLowerCase();
+  if (logLevel && !LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw new UsageError(
+      `MEDIAGEN_LOG must be one of ${LOG_LEVELS.join(', ')} (or unset).`,
+      'Set MEDIAGEN_LOG=debug to see each request, or unset it.',
+    );
   }
   const clientOptions: ClientOptions = {
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),

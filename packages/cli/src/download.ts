@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -25,12 +26,14 @@ export async function downloadOutputs(
   const paths: string[] = [];
   for (let index = 0; index < urls.length; index++) {
     const path = resolve(join(dir, names[index]!));
-    const partial = `${path}.part`;
+    // --out may be a shared folder: the temporary name is not guessable, and it is created
+    // exclusively (`wx`: a file or symlink planted there fails the open, never is written through).
+    const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
     const body = await client.generations.download(target, { index, stream: true, ...(signal ? { signal } : {}) });
     try {
       // A response without a body (a 204) comes back as its bytes, empty: written as they are.
       const source = body instanceof Uint8Array ? Readable.from([body]) : Readable.fromWeb(body as NodeReadableStream<Uint8Array>);
-      await pipeline(source, createWriteStream(partial), signal ? { signal } : {});
+      await pipeline(source, createWriteStream(partial, { flags: 'wx' }), signal ? { signal } : {});
       await rename(partial, path);
     } catch (error) {
       await rm(partial, { force: true });
@@ -48,7 +51,7 @@ function outputLinks(generation: Generation): string[] {
   return typeof generation.output_url === 'string' && generation.output_url ? [generation.output_url] : [];
 }
 
-/** Longest file name written: most file systems take 255 bytes, and `.part` is added while writing. */
+/** Longest file name written: most file systems take 255 bytes, and `.<12 hex>.part` is added while writing. */
 const NAME_MAX = 200;
 /** The generation id's share of a name, and the longest extension kept. */
 const ID_MAX = 64;

@@ -16,7 +16,7 @@ export interface Io {
   /** The terminal's width, when stderr is one. */
   readonly errColumns: number | undefined;
   readonly color: ReturnType<typeof pc.createColors>;
-  /** Values that must never be written (the API key); each is replaced by `[redacted]`. */
+  /** Values that must never be written (the API key); each is replaced by `[redacted]`, trimmed or not. */
   addSecret(secret: string | undefined): void;
 }
 
@@ -52,8 +52,12 @@ export function createIo(streams: IoStreams = process, options: { color?: boolea
     },
     color: pc.createColors(useColor),
     addSecret(secret) {
-      // Very short values would mask ordinary words; real keys are long.
-      if (secret && secret.length >= 8) secrets.add(secret);
+      if (!secret) return;
+      // Very short values would mask ordinary words; real keys are long. Core trims a key read
+      // from the environment (a .env line's `\r`, spaces): the key it sends is the trimmed one,
+      // so that, and each piece of a key split by a stray line break, is masked too.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what splits a pasted key.
+      for (const piece of [secret, secret.trim(), ...secret.split(/[\s\0-\x1f\x7f]+/)]) if (piece.length >= 8) secrets.add(piece);
     },
   };
 }

@@ -10,6 +10,7 @@ import { waitCommand } from './commands/wait';
 import { EXIT, exitCodeFor } from './exit-codes';
 import type { Io } from './io';
 import { reportError } from './report-error';
+import { redactSecretShapes } from './secret-shapes';
 
 const EXIT_CODES_HELP = `
 Exit codes: 0 ok, 1 types --check found the file out of date, 2 usage, 3 auth or permission
@@ -50,7 +51,11 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .addHelpText('after', EXIT_CODES_HELP)
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.replace(/\n$/, '')), writeErr: (s) => io.err(s.replace(/\n$/, '')) });
+    // The parser's errors and help echo what was typed, before any command registered the key.
+    .configureOutput({
+      writeOut: (s) => io.out(redactSecretShapes(s.replace(/\n$/, ''))),
+      writeErr: (s) => io.err(redactSecretShapes(s.replace(/\n$/, ''))),
+    });
 
   const run =
     <A extends unknown[]>(action: (...args: A) => Promise<number | undefined>) =>
@@ -110,7 +115,14 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
 }
 
 /** Runs one command line; resolves with the exit code. */
-export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+export async function runCli(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Known before anything is parsed or printed: the key from the environment, and one given by
+  // flag (a parse error can echo the command line).
+  io.addSecret(env.MEDIAGEN_API_KEY);
+  for (const [index, arg] of argv.entries()) {
+    if (arg === '--api-key') io.addSecret(argv[index + 1]);
+    else if (arg.startsWith('--api-key=')) io.addSecret(arg.slice('--api-key='.length));
+  }
   let code: number = EXIT.ok;
   const program = buildProgram(io, (c) => (code = c));
   try {

@@ -4,11 +4,16 @@ export interface Args {
   help: boolean;
 }
 
-/** `[dir] [--template|-t <name>] [--help|-h]`; `--template=<name>` too. Unknown flags are refused. */
+/**
+ * `[dir] [--template|-t <name>] [--help|-h]`; `--template=<name>` too. Unknown flags are refused.
+ * A bare `--` is skipped: `npm create mediagen app -- --template next` reaches us without it, but
+ * other package managers pass it through, and the options after it are still meant as options.
+ */
 export function parseArgs(argv: readonly string[]): Args {
   const args: Args = { help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
+    if (arg === '--') continue;
     if (arg === '--help' || arg === '-h') args.help = true;
     else if (arg === '--template' || arg === '-t') {
       const value = argv[++i];

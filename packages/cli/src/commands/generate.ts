@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isMediaGenError, type TypedGenerateParams } from '@mediagen/core';
+import { IDEMPOTENCY_KEY_MAX, isIdempotencyKey } from '@mediagen/core/wire';
 import { clientFrom, type GlobalOptions } from '../context';
+import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { shellQuote } from '../format';
 import { onInterrupt } from '../interrupt';
@@ -16,6 +18,14 @@ export interface GenerateOptions extends GlobalOptions, ParamFlags, FollowOption
 }
 
 export async function generateCommand(options: GenerateOptions, io: Io): Promise<number> {
+  // Checked before anything is sent or printed: a key that cannot be sent must not be offered
+  // back in a "resubmit with" line, and the refusal names the flag.
+  if (options.idempotencyKey !== undefined && !isIdempotencyKey(options.idempotencyKey)) {
+    throw new UsageError(
+      `--idempotency-key must be 1-${IDEMPOTENCY_KEY_MAX} visible ASCII characters (no line breaks, no other alphabets).`,
+      'Paste the key an earlier submit printed, or leave the flag out for a new one.',
+    );
+  }
   const client = clientFrom(options, io);
   const model = await findModel(client, options.model);
   const params = requestParams(model, options);
