@@ -5,7 +5,7 @@
  */
 import type { ConfigService } from '@nestjs/config';
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../src/config';
+import { readConfig } from '../src/config.js';
 
 const SET = { MEDIAGEN_API_KEY: 'svc_live_real', MEDIAGEN_BASE_URL: 'https://api.example', MEDIAGEN_WEBHOOK_SECRET: 'whsec_real' };
 /** What `ConfigService.get` answers, from exactly these values (the test process's own env aside). */
