@@ -9,7 +9,7 @@ import {
   MediaGenError,
   type Model,
 } from '@mediagen/core';
-import { API_PREFIX, NUMBER_RESULTS_MAX } from '@mediagen/core/wire';
+import { API_PREFIX, NUMBER_RESULTS_MAX, outputLinks } from '@mediagen/core/wire';
 import { type CallSite, toAISDKError } from './errors.js';
 import type { ParsedOptions } from './options.js';
 
@@ -113,18 +113,12 @@ export async function runAndDownload(
 }
 
 /**
- * The output links of a completed generation, as many as were asked for: `output_urls` when it
- * is a list, else the one `output_url`. The answer does not decide how many are read (a list
- * of thousands would be thousands of downloads held in memory), nor are extra links images.
+ * The output links of a completed generation (`outputLinks`), as many as were asked for: the
+ * answer does not decide how many are read (a list of thousands would be thousands of
+ * downloads held in memory), nor are extra links images.
  */
-export function outputLinks(generation: Generation, count: number = NUMBER_RESULTS_MAX): string[] {
-  const urls: unknown = generation.output_urls;
-  const all = Array.isArray(urls)
-    ? urls
-    : typeof generation.output_url === 'string' && generation.output_url
-      ? [generation.output_url]
-      : [];
-  return all.slice(0, Math.min(count, NUMBER_RESULTS_MAX)) as string[];
+export function linksToRead(generation: Generation, count: number = NUMBER_RESULTS_MAX): string[] {
+  return outputLinks(generation).slice(0, Math.min(count, NUMBER_RESULTS_MAX));
 }
 
 /**
@@ -138,7 +132,7 @@ export async function download(
   signal: AbortSignal | undefined,
   { count, maxOutputBytes }: { count?: number; maxOutputBytes: number },
 ): Promise<Uint8Array[]> {
-  const urls = outputLinks(generation, count);
+  const urls = linksToRead(generation, count);
   // Core reads `output_urls[index]`: it gets the links as read here.
   const target: Generation = { ...generation, output_urls: urls };
   try {

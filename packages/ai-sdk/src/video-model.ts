@@ -18,10 +18,10 @@ import {
   dateOf,
   download,
   generationMetadata,
+  linksToRead,
   liveModel,
   type ModelConfig,
   maxResults,
-  outputLinks,
   responseOf,
   runAndDownload,
   Warnings,
@@ -107,7 +107,7 @@ function mediaTypeOf(url: string | null | undefined): string {
 }
 
 const videosOf = (generation: Generation, outputs: Uint8Array[]) => {
-  const links = outputLinks(generation);
+  const links = linksToRead(generation);
   return outputs.map((data, index) => ({ type: 'binary' as const, data, mediaType: mediaTypeOf(links[index]) }));
 };
 

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { type Generation, type MediaGenClient, parseOutputLink } from '@mediagen/core';
+import { outputLinks } from '@mediagen/core/wire';
 
 /**
  * Streams every output of a completed generation into `dir` (never whole in memory) and
@@ -42,13 +43,6 @@ export async function downloadOutputs(
     paths.push(path);
   }
   return paths;
-}
-
-/** The links of a completed generation: `output_urls` when it is a list, else the one `output_url`. */
-function outputLinks(generation: Generation): string[] {
-  const urls: unknown = generation.output_urls;
-  if (Array.isArray(urls)) return urls as string[];
-  return typeof generation.output_url === 'string' && generation.output_url ? [generation.output_url] : [];
 }
 
 /** Longest file name written: most file systems take 255 bytes, and `.<12 hex>.part` is added while writing. */

@@ -10,6 +10,7 @@ export { signWebhook } from './webhooks/verify';
 export * from './wire/error-codes';
 export * from './wire/idempotency';
 export * from './wire/links';
+export * from './wire/output-links';
 export * from './wire/params';
 export * from './wire/paths';
 export * from './wire/timing';
