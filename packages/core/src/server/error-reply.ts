@@ -37,13 +37,14 @@ export function errorReply(error: unknown): ErrorReply {
       body: { error: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null },
     };
   }
-  const ofTheApp = error.status !== undefined && (APP_KEY.has(error.code) || APP_ACCOUNT.has(error.code));
+  // The service's answer about the app's key or account: the app's fault, with its own status.
+  const appStatus = error.status === undefined ? undefined : APP_KEY.has(error.code) ? 500 : APP_ACCOUNT.has(error.code) ? 503 : undefined;
   // An SDK error that never reached the service has no status of its own: the code table's.
-  const status = ofTheApp ? (APP_KEY.has(error.code) ? 500 : 503) : (error.status ?? errorCodeInfo(error.code)?.status ?? 500);
+  const status = appStatus ?? error.status ?? errorCodeInfo(error.code)?.status ?? 500;
   // The app's own faults (its config, its key or account, a wrapped non-SDK failure such as a
   // store's) stay on the server: their messages can name internals. The code still says what
   // kind of failure it was.
-  const internal = ofTheApp || MASKED.has(error.code);
+  const internal = appStatus !== undefined || MASKED.has(error.code);
   const body: Record<string, unknown> = {
     error: error.code,
     message: internal ? 'Internal error.' : error.message,
