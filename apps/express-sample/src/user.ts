@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { idFromCookie } from '@mediagen/core/server';
 import type { Request, RequestHandler } from 'express';
 
 /**
@@ -11,14 +12,12 @@ import type { Request, RequestHandler } from 'express';
  */
 export const USER_COOKIE = 'mediagen_user';
 
-/** A random id as `randomUUID` makes it; anything else in the cookie is ignored and replaced. */
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const YEAR_MS = 365 * 24 * 3_600_000;
 
 /** Sets the user cookie on first contact and keeps the user on `res.locals` for `userOf`. */
 export const userCookie: RequestHandler = (req, res, next) => {
-  const sent = cookieValue(req.headers.cookie, USER_COOKIE);
-  let user = sent && USER_ID.test(sent) ? sent : undefined;
+  // Exactly an id `randomUUID` makes (core's one rule); anything else in the cookie is ignored and replaced.
+  let user = idFromCookie(req.headers.cookie, USER_COOKIE);
   if (!user) {
     user = randomUUID();
     // `req.secure` honours the app's `trust proxy` setting behind a TLS-terminating proxy.
@@ -32,12 +31,4 @@ export const userCookie: RequestHandler = (req, res, next) => {
 export function userOf(req: Request | undefined): string | undefined {
   const user = req?.res?.locals.user;
   return typeof user === 'string' ? user : undefined;
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-  }
-  return undefined;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { idFromCookie } from '@mediagen/core/server';
 
 /**
  * Who the browser's user is: THE ONE PLACE A COPIED APP PLUGS ITS AUTH INTO.
@@ -13,16 +14,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const COOKIE = 'nest_sample_user';
 const ONE_YEAR_S = 365 * 24 * 3600;
-/** What this middleware mints; any other value (forged, garbled) is replaced by a fresh id. */
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Express's request (`secure` honours `trust proxy`), as far as this file reads and writes it. */
 type UserRequest = IncomingMessage & { secure?: boolean; user?: { id: string } };
 
 /** Nest middleware (see `AppModule.configure`): reads the user's cookie, or sets one on first contact. */
 export function userCookie(req: UserRequest, res: ServerResponse, next: () => void): void {
-  let id = readCookie(req.headers.cookie, COOKIE);
-  if (!id || !USER_ID.test(id)) {
+  // Exactly an id `randomUUID` makes (core's one rule); any other value (forged, garbled) is replaced by a fresh id.
+  let id = idFromCookie(req.headers.cookie, COOKIE);
+  if (!id) {
     id = randomUUID();
     // HttpOnly: page scripts never see it. SameSite=Lax: another site's page cannot send it with
     // a POST. Secure over HTTPS, so it never travels in clear once the app is served over TLS
@@ -37,12 +37,4 @@ export function userCookie(req: UserRequest, res: ServerResponse, next: () => vo
 /** The user of a request the middleware saw (what `MediaGenModule`'s `identify` returns). */
 export function currentUser(req: unknown): string | undefined {
   return (req as UserRequest | undefined)?.user?.id;
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
-  }
-  return undefined;
 }

@@ -1,3 +1,4 @@
+import { idFromCookie } from '@mediagen/core/server';
 import { type NextRequest, NextResponse } from 'next/server';
 
 /**
@@ -7,17 +8,15 @@ import { type NextRequest, NextResponse } from 'next/server';
  * `userOf` with your session lookup (and drop `withUser` from proxy.ts).
  */
 export const USER_COOKIE = 'mediagen_user';
-const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A year: the user's generations stay theirs across visits. */
 const MAX_AGE_SECONDS = 365 * 24 * 3600;
 
-/** The user a request comes from (the handler's `identify`), or undefined without a valid cookie. */
+/**
+ * The user a request comes from (the handler's `identify`), or undefined without a valid cookie:
+ * its value must be exactly an id `randomUUID` makes (core's one rule, shared by every sample).
+ */
 export function userOf(request: Request): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [name, value] = part.trim().split('=');
-    if (name === USER_COOKIE && value && USER_ID.test(value)) return value;
-  }
-  return undefined;
+  return idFromCookie(request.headers.get('cookie'), USER_COOKIE);
 }
 
 /**
@@ -29,7 +28,9 @@ export function withUser(request: NextRequest): NextResponse {
   if (userOf(request)) return NextResponse.next();
   const id = crypto.randomUUID();
   const headers = new Headers(request.headers);
-  headers.set('cookie', [request.headers.get('cookie'), `${USER_COOKIE}=${id}`].filter(Boolean).join('; '));
+  // The refused value goes from the request: the first cookie of the name is the one read.
+  const others = (request.headers.get('cookie') ?? '').split(';').filter((part) => part.split('=')[0]?.trim() !== USER_COOKIE);
+  headers.set('cookie', [...others.map((part) => part.trim()).filter(Boolean), `${USER_COOKIE}=${id}`].join('; '));
   const response = NextResponse.next({ request: { headers } });
   const https = request.nextUrl.protocol === 'https:' || request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() === 'https';
   response.cookies.set(USER_COOKIE, id, { httpOnly: true, sameSite: 'lax', secure: https, path: '/', maxAge: MAX_AGE_SECONDS });

@@ -31,7 +31,8 @@ const handler = createMediaGenHandler({
   identify: (request) => /(?:^|;\s*)uid=([^;]+)/.exec(request.headers.get('cookie') ?? '')?.[1],
   source,
   webhook: { secrets: SECRET },
-  stream: { maxStreams: 20_000 },
+  // The rows measure the handler's fan-out and memory with one user's streams: the per-user cap (8) lifted.
+  stream: { maxStreams: 20_000, maxStreamsPerUser: 20_000 },
   onError: () => {},
 });
 const handle = createNodeHandler(handler);

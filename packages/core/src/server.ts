@@ -11,6 +11,7 @@ export { isRefusedDelivery } from './server/default-on-error';
 export { type ErrorReply, errorReply, errorResponse } from './server/error-reply';
 export { statusRank } from './server/event-stream';
 export { createMediaGenHandler, type MediaGenHandler } from './server/handler';
+export { idFromCookie } from './server/id-cookie';
 export type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext, MediaGenWebhookOptions } from './server/options';
 export { SubmitRefusedError, type SubmitRefusedInit } from './server/refusal';
 export { routeError } from './server/route-error';

@@ -1,12 +1,12 @@
 import { toHex } from '../crypto/hmac';
 import { ConfigurationError, isMediaGenError } from '../errors';
 import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
-import { isPlausibleId } from '../util/plausible-id';
 import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
 import { SUBMIT_FIELDS } from '../wire/params';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
-import { noSuchRoute, notFound, routeError } from './route-error';
+import { ownedRead } from './owned-read';
+import { noSuchRoute, routeError } from './route-error';
 import type { GenerationPage } from './source';
 
 /** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
@@ -79,19 +79,8 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
   }
 
   /** The generation, read live from the service, if `context.owner` may see it; else `NotFoundError`. */
-  async function get(id: string | undefined, context: MediaGenContext<Platform>): Promise<Generation> {
-    // A path segment that cannot be an id is an unknown id: 404, and no store or service asked.
-    if (!isPlausibleId(id)) throw notFound();
-    if (source && !(await source.get(id, context.owner))) throw notFound();
-    // An unknown id and another user's answer alike (spec: "deliberately indistinguishable"):
-    // the service's own 404 is replaced by the same body the refusals below give.
-    const generation = await client.generations.get(id).catch((error: unknown) => {
-      throw isMediaGenError(error) && error.status === 404 ? notFound() : error;
-    });
-    if (allowModels && !allowModels.has(generation.model)) throw notFound();
-    if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
-    return generation;
-  }
+  const owned = ownedRead(options);
+  const get = (id: string | undefined, context: MediaGenContext<Platform>) => owned(id, context);
 
   /**
    * `source.record` (unless `source.submit` recorded it already) and `onSubmitted` once per

@@ -1,10 +1,11 @@
+import { RateLimitError } from '../errors';
 import type { GenerationEvents } from '../events/generation-events';
 import type { Generation } from '../types';
 import { ERROR_CODES } from '../wire/error-codes';
-import { errorReply } from './error-reply';
+import { errorReply, errorResponse } from './error-reply';
 import type { MediaGenContext } from './options';
 import type { GenerationSource } from './source';
-import { type EventFormat, feedChannel, type StreamHub } from './stream-hub';
+import { type EventFormat, feedChannel, type StreamHub, type StreamRefusal } from './stream-hub';
 
 /** How many of the user's newest generations a feed sends on connect. */
 const FEED_SNAPSHOT = 20;
@@ -36,6 +37,19 @@ export function streamsFull(): Response {
 }
 
 /**
+ * The answer to a stream `hub` refuses: 503 TOO_MANY_STREAMS when the handler is full, 429
+ * RATE_LIMIT when this user holds `maxStreamsPerUser` (the user's own doing, so a 4xx; retryable,
+ * so the browser's hook polls meanwhile and opens a stream again later).
+ */
+export function streamRefused(refusal: StreamRefusal, hub: StreamHub): Response {
+  if (refusal === 'server') return streamsFull();
+  const { status, next } = ERROR_CODES.RATE_LIMIT;
+  const message = `This user already holds ${hub.maxStreamsPerUser} open event streams, the most this server allows one user; close one, or poll the generation meanwhile.`;
+  const body = { error: 'RATE_LIMIT', message };
+  return errorResponse(new RateLimitError(message, { status, code: 'RATE_LIMIT', next, retryable: true, retryAfterMs: 5_000, body }));
+}
+
+/**
  * `GET /generations/:id/events` from its first step: `read` (the owner check, then a fresh
  * status read) and the stream after it. The client's events are heard from before the read
  * starts, because the stream watches the hub only once the read answers: a terminal webhook
@@ -49,13 +63,14 @@ export async function freshGenerationStream(
   id: string | undefined,
   read: () => Promise<Generation>,
   request: Request,
+  owner: string | undefined,
 ): Promise<Response> {
   const heard = id ? events.listen(id) : undefined;
   try {
     const first = await read();
     // Nothing can be published between this check and the hub's watch: no await lies between them.
     const terminal = heard?.generation;
-    return generationStream(hub, terminal && !isTerminal(first.status) ? terminal : first, request);
+    return generationStream(hub, terminal && !isTerminal(first.status) ? terminal : first, request, owner);
   } finally {
     heard?.stop();
   }
@@ -65,17 +80,22 @@ export async function freshGenerationStream(
  * `GET /generations/:id/events`: the current state first (a fresh read, so a terminal state
  * reached while the browser was disconnected is never missed), skipped when `Last-Event-ID`
  * says the browser has it already; then each status change, from a webhook on any instance
- * or the shared poll; ends after a terminal state. `first` was read after the owner check.
+ * or the shared poll; ends after a terminal state, which it always sends first unless the
+ * browser had it at connect. `first` was read after the owner check.
  */
-function generationStream(hub: StreamHub, first: Generation, request: Request): Response {
+function generationStream(hub: StreamHub, first: Generation, request: Request, owner: string | undefined): Response {
   const id = first.generation_id;
-  const seen = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
+  const claimed = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
   // The browser has the terminal state: 204 is what stops an EventSource reconnecting (HTML: server-sent events).
-  if (isTerminal(first.status) && statusRank(first.status) <= seen) return new Response(null, { status: 204 });
+  if (isTerminal(first.status) && statusRank(first.status) <= claimed) return new Response(null, { status: 204 });
+  const refused = hub.refusal(owner);
+  if (refused) return streamRefused(refused, hub);
   let unwatch: (() => void) | undefined;
-  const connection = hub.connect(() => unwatch?.());
-  if (!connection) return streamsFull();
-  let sent = seen;
+  const connection = hub.connect(owner, () => unwatch?.())!;
+  // The header is the browser's claim: no one has seen a state past the one the generation is in,
+  // so a claim beyond it (a forged or garbled id) is capped there, and the terminal state, ranked
+  // above every running one, is always sent.
+  let sent = Math.min(claimed, statusRank(first.status));
   const update = (generation: Generation) => {
     const rank = statusRank(generation.status);
     if (rank > sent || (rank === 0 && sent === 0)) {
@@ -121,12 +141,13 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   const { hub, source, context, visible } = input;
   const follows = new Map<string, () => void>();
   let unsubscribe: (() => void) | undefined;
-  const connection = hub.connect(() => {
+  const refused = hub.refusal(context.owner);
+  if (refused) return streamRefused(refused, hub);
+  const connection = hub.connect(context.owner, () => {
     unsubscribe?.();
     for (const stop of follows.values()) stop();
     follows.clear();
-  });
-  if (!connection) return streamsFull();
+  })!;
   context.request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
 
   const send = (generation: Generation) => connection.send(generation.generation_id, hub.event(generation, feedEvent));

@@ -6,9 +6,10 @@ import { createMediaGenActions, type MediaGenActions } from './actions';
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { defaultOnError } from './default-on-error';
 import { errorResponse } from './error-reply';
-import { feedStream, freshGenerationStream, streamsFull } from './event-stream';
+import { feedStream, freshGenerationStream, streamRefused } from './event-stream';
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext } from './options';
+import { ownedRead } from './owned-read';
 import { noSuchRoute } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
@@ -30,7 +31,7 @@ export interface MediaGenHandler<Platform = unknown> {
   /** The same rules without HTTP, for server actions: each throws the error the route would answer. */
   readonly actions: MediaGenActions<Platform>;
   readonly basePath: string;
-  /** Open event streams now (per handler; `stream.maxStreams` caps it). */
+  /** Open event streams now (per handler; `stream.maxStreams` caps it, `stream.maxStreamsPerUser` each user's). */
   readonly openStreams: number;
 }
 
@@ -45,6 +46,8 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   const basePath = normalizeBasePath(options.basePath);
   const rules = createMediaGenActions(options);
   const hub = new StreamHub(client, options.stream);
+  // A stream's first read: the same owner check as the status route, the status from the hub's shared reads.
+  const streamRead = ownedRead(options);
   const shownModels = options.allowModels ? new Set(options.allowModels) : undefined;
   /** A feed shows only the allowed models; made once here, so a stream with no `authorize` holds no request. */
   const modelShown = (generation: Generation) => !shownModels || shownModels.has(generation.model);
@@ -100,8 +103,11 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       return Response.json(await actions.estimate(await readJsonObject(request, maxBodyBytes, bodyTimeoutMs), context));
     if (name === 'generation') return Response.json(await actions.get(id, context));
     if (name === 'events') {
-      if (hub.open >= hub.maxStreams) return streamsFull();
-      return freshGenerationStream(hub, eventsOf(client), id, () => actions.get(id, context), request);
+      // Refused before the read too: a refused stream costs the service nothing.
+      const refused = hub.refusal(context.owner);
+      if (refused) return streamRefused(refused, hub);
+      const read = () => streamRead(id, context, (known) => hub.read(known, () => client.generations.get(known)));
+      return freshGenerationStream(hub, eventsOf(client), id, read, request, context.owner);
     }
     if (name === 'feed') {
       if (!options.source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');

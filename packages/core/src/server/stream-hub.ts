@@ -3,13 +3,25 @@ import { toHex } from '../crypto/hmac';
 import { eventsOf } from '../events/events-of';
 import { generationFromEvent } from '../events/generation-from-event';
 import type { Generation } from '../types';
+import { sleep } from '../util/sleep';
 import type { WebhookEvent } from '../webhooks/verify';
+import { FreshReads } from './fresh-reads';
 import { SseConnection } from './sse-connection';
 
 /** How the handler's event streams are bounded and kept alive (`createMediaGenHandler({ stream })`). */
 export interface StreamOptions {
   /** Open streams this handler serves at once; past it a stream request answers 503 TOO_MANY_STREAMS. Default 10 000. */
   maxStreams?: number;
+  /**
+   * Open streams one user (the owner `identify` names) holds at once, on this handler; past it a
+   * stream request answers 429 RATE_LIMIT with Retry-After (the browser's hook polls instead).
+   * Default 8: a browser opens at most 6 connections per origin over HTTP/1.1, so a user's tabs
+   * reach it only over HTTP/2, and a page following more generations at once polls the rest.
+   * Requests with no owner (no `identify`, or it named none) share one scope of generations, so
+   * counting them as one user would cap every anonymous visitor together: only `maxStreams`
+   * bounds them. `Infinity` turns the cap off.
+   */
+  maxStreamsPerUser?: number;
   /** A `: ping` comment this often on every open stream, so proxies keep it open. Default 15 000 ms. */
   heartbeatMs?: number;
   /** Generations one feed stream follows at once (the newest); older ones are let go. Default 100. */
@@ -17,7 +29,12 @@ export interface StreamOptions {
   /** For tests: the timer the heartbeat runs on. */
   setInterval?: (callback: () => void, ms: number) => unknown;
   clearInterval?: (timer: unknown) => void;
+  /** For tests: the clock a status read is aged on (a stream reuses one younger than 2 s). */
+  now?: () => number;
 }
+
+/** Why a stream is refused: the handler holds `maxStreams`, or this user `maxStreamsPerUser`. */
+export type StreamRefusal = 'server' | 'user';
 
 type Watcher = { update(generation: Generation): void; fail(error: unknown): void };
 
@@ -48,11 +65,15 @@ export class StreamHub {
   readonly #client: MediaGenClient;
   readonly #followers = new Map<string, Follower>();
   readonly #connections = new Set<SseConnection>();
+  /** Open streams per owner; an owner with none has no entry. */
+  readonly #perUser = new Map<string, number>();
+  readonly #reads: FreshReads;
   readonly #json = new WeakMap<Generation, string>();
   readonly #events = new WeakMap<Generation, Map<EventFormat, Uint8Array>>();
   readonly #ping = encoder.encode(': ping\n\n');
   readonly #retry = encoder.encode(`retry: ${RETRY_MS}\n\n`);
   readonly maxStreams: number;
+  readonly maxStreamsPerUser: number;
   readonly feedFollowMax: number;
   readonly #heartbeatMs: number;
   readonly #setInterval: (callback: () => void, ms: number) => unknown;
@@ -64,6 +85,8 @@ export class StreamHub {
     // Installed now, before any follower's wait() starts, so those waits race the webhook too.
     eventsOf(client);
     this.maxStreams = options.maxStreams ?? 10_000;
+    this.maxStreamsPerUser = options.maxStreamsPerUser ?? 8;
+    this.#reads = new FreshReads(options.now);
     this.feedFollowMax = options.feedFollowMax ?? 100;
     this.#heartbeatMs = options.heartbeatMs ?? 15_000;
     this.#setInterval = options.setInterval ?? ((callback, ms) => setInterval(callback, ms));
@@ -94,11 +117,23 @@ export class StreamHub {
     return bytes;
   }
 
-  /** A new stream (its first line the `retry:` advice), or undefined when the handler already serves `maxStreams`. */
-  connect(onClose: () => void, headers?: Record<string, string>): SseConnection | undefined {
-    if (this.#connections.size >= this.maxStreams) return undefined;
+  /** Whether a stream of `owner` is refused now, and why; undefined when it may open. */
+  refusal(owner: string | undefined): StreamRefusal | undefined {
+    if (this.#connections.size >= this.maxStreams) return 'server';
+    if (owner !== undefined && (this.#perUser.get(owner) ?? 0) >= this.maxStreamsPerUser) return 'user';
+    return undefined;
+  }
+
+  /** A new stream of `owner` (its first line the `retry:` advice), or undefined when `refusal(owner)` says no. */
+  connect(owner: string | undefined, onClose: () => void, headers?: Record<string, string>): SseConnection | undefined {
+    if (this.refusal(owner)) return undefined;
     const connection = new SseConnection(() => {
       this.#connections.delete(connection);
+      if (owner !== undefined) {
+        const left = (this.#perUser.get(owner) ?? 1) - 1;
+        if (left > 0) this.#perUser.set(owner, left);
+        else this.#perUser.delete(owner);
+      }
       if (this.#connections.size === 0 && this.#timer !== undefined) {
         this.#clearInterval(this.#timer);
         this.#timer = undefined;
@@ -106,15 +141,27 @@ export class StreamHub {
       onClose();
     }, headers);
     this.#connections.add(connection);
+    if (owner !== undefined) this.#perUser.set(owner, (this.#perUser.get(owner) ?? 0) + 1);
     connection.send('retry', this.#retry);
     this.#timer ??= this.#setInterval(() => this.#heartbeat(), this.#heartbeatMs);
     return connection;
   }
 
   /**
+   * A stream's first status read of `id` (`read` asks the service): the state the generation's
+   * follow holds when one runs (it polls and hears the webhook), else a read in flight or one
+   * younger than the contract's polling interval, else a new read. Reconnects, however many,
+   * cost the service at most one read per generation per interval.
+   */
+  read(id: string, read: () => Promise<Generation>): Promise<Generation> {
+    const last = this.#followers.get(id)?.last;
+    return last ? Promise.resolve(last) : this.#reads.read(id, read);
+  }
+
+  /**
    * Calls `watcher.update` with each status of `id` from now to a terminal one (the latest
-   * known first, when another stream already follows it); `fail` if following fails. Returns
-   * the unsubscribe; the follow stops when its last watcher leaves.
+   * known first, when another stream already follows it or a fresh read just told it); `fail`
+   * if following fails. Returns the unsubscribe; the follow stops when its last watcher leaves.
    */
   watch(id: string, watcher: Watcher): () => void {
     let follower = this.#followers.get(id);
@@ -122,9 +169,8 @@ export class StreamHub {
       follower = { watchers: new Set(), stop: new AbortController(), last: undefined };
       this.#followers.set(id, follower);
       this.#follow(id, follower);
-    } else if (follower.last) {
-      watcher.update(follower.last);
     }
+    if (follower.last) watcher.update(follower.last);
     follower.watchers.add(watcher);
     const own = follower;
     return () => {
@@ -163,19 +209,26 @@ export class StreamHub {
       if (status === 'completed' || status === 'failed') each(generationFromEvent(event.data));
     });
     follower.stop.signal.addEventListener('abort', unsubscribe, { once: true });
-    this.#client.generations.wait(id, { signal: follower.stop.signal, onUpdate: each }).then(
-      (generation) => {
-        unsubscribe();
-        if (this.#followers.get(id) === follower) this.#followers.delete(id);
-        each(generation);
-      },
-      (error: unknown) => {
-        unsubscribe();
-        if (this.#followers.get(id) === follower) this.#followers.delete(id);
-        if (follower.stop.signal.aborted) return;
-        for (const watcher of [...follower.watchers]) watcher.fail(error);
-      },
-    );
+    // A stream's fresh read just told the state: the follow's own first read waits out the rest
+    // of its interval (the webhook is heard meanwhile), so a reconnect is not two reads.
+    const known = this.#reads.recent(id);
+    if (known) follower.last = known.generation;
+    const start = known ? sleep(known.leftMs, follower.stop.signal) : Promise.resolve();
+    start
+      .then(() => this.#client.generations.wait(id, { signal: follower.stop.signal, onUpdate: each }))
+      .then(
+        (generation) => {
+          unsubscribe();
+          if (this.#followers.get(id) === follower) this.#followers.delete(id);
+          each(generation);
+        },
+        (error: unknown) => {
+          unsubscribe();
+          if (this.#followers.get(id) === follower) this.#followers.delete(id);
+          if (follower.stop.signal.aborted) return;
+          for (const watcher of [...follower.watchers]) watcher.fail(error);
+        },
+      );
   }
 
   #heartbeat(): void {
