@@ -1,12 +1,14 @@
 // A stand-in service for the reconciler row: every generation is still `processing`, so the
 // ledger keeps following all of them. Counts status reads and the shortest gap between two reads
 // of the same generation (the contract's interval must hold per generation), and answers the
-// model list (one image model) so the ledger finds each model's interval.
+// model list (one image model) so the ledger finds each model's interval. `gaps` counts the gaps
+// measured: with none (no generation read twice) `minGapMs` is null, a row that measured nothing.
 import { createServer } from 'node:http';
 
 const last = new Map();
 let reads = 0;
 let minGapMs = Number.POSITIVE_INFINITY;
+let gaps = 0;
 let n = 0;
 const models = JSON.stringify({
   tier: 'ultimate',
@@ -24,7 +26,10 @@ const server = createServer((req, res) => {
     const id = decodeURIComponent(req.url.split('/').pop());
     const t = performance.now();
     const before = last.get(id);
-    if (before !== undefined) minGapMs = Math.min(minGapMs, t - before);
+    if (before !== undefined) {
+      minGapMs = Math.min(minGapMs, t - before);
+      gaps++;
+    }
     last.set(id, t);
     reads++;
     body = JSON.stringify({
@@ -46,7 +51,8 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ ready: true, port: server.address().port }));
 process.on('message', (msg) => {
-  if (msg.cmd === 'stats') process.send({ id: msg.id, result: { reads, minGapMs, followed: last.size } });
+  if (msg.cmd === 'stats')
+    process.send({ id: msg.id, result: { reads, gaps, minGapMs: gaps === 0 ? null : minGapMs, followed: last.size } });
   else process.send({ id: msg.id, error: `unknown command ${msg.cmd}` });
 });
 process.on('disconnect', () => process.exit(0));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { signWebhook, type WebhookPayload } from '@mediagen/core';
 
 /** A webhook body shaped as the service sends it (spec: Events, payload). */
@@ -45,22 +45,67 @@ export async function deliver(url: string, body: string | WebhookPayload, option
   return fetch(url, { method: 'POST', headers, body: raw });
 }
 
+/** A receiver's answer read off a `node:http` exchange: its status and its body, parsed when JSON. */
+export interface NodeAnswer {
+  status: number;
+  body: { error?: unknown; [key: string]: unknown } | undefined;
+}
+
+function answerOf(res: IncomingMessage): Promise<NodeAnswer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      let body: NodeAnswer['body'];
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        // Not JSON: the checks that read the body fail on `undefined`.
+      }
+      resolve({ status: res.statusCode ?? 0, body });
+    });
+  });
+}
+
 /**
  * Sends the headers and the start of a body that never ends (a slow or hostile sender), and
- * resolves with the status the receiver answers while the body is still open.
+ * resolves with the answer the receiver gives while the body is still open. The declared length
+ * is under every receiver's limit (`LIMIT`): over it, a receiver refuses at once (413), before
+ * any deadline has a say.
  */
-export function sendUnfinishedBody(url: string): Promise<number> {
+export function sendUnfinishedBody(url: string): Promise<NodeAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': '100000', 'x-service-signature': `sha256=${'0'.repeat(64)}` },
+      headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-service-signature': `sha256=${'0'.repeat(64)}` },
     });
     req.on('response', (res) => {
-      resolve(res.statusCode ?? 0);
-      res.resume();
-      req.destroy();
+      answerOf(res)
+        .then(resolve, reject)
+        .finally(() => req.destroy());
     });
     req.on('error', reject);
     req.write('{"generation_id":');
+  });
+}
+
+/**
+ * `deliver` over `node:http` rather than `fetch`: for checks that fake the global timers, which
+ * `fetch` (undici) schedules its own work on; Node's HTTP client does not use them.
+ */
+export async function deliverByNode(url: string, payload: WebhookPayload, secret: string): Promise<NodeAnswer> {
+  const raw = JSON.stringify(payload);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Service-Webhook/1.0',
+    'x-service-event': `generation.${payload.status}`,
+    'x-service-delivery-id': randomUUID(),
+    'x-service-signature': await signWebhook(raw, secret),
+  };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers, agent: false }, (res) => void answerOf(res).then(resolve, reject));
+    req.on('error', reject);
+    req.end(raw);
   });
 }

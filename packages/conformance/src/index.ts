@@ -1,4 +1,5 @@
 export { type DeliverOptions, deliver, makePayload } from './delivery.js';
+export { describeLedgerRouteConformance, type LedgerStoreFactory } from './ledger-routes.js';
 export { listen } from './listen.js';
 export { memorySource } from './memory-source.js';
 export {

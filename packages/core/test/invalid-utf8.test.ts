@@ -32,9 +32,18 @@ describe('a body that is not UTF-8 is not JSON', () => {
         const error = await verifyWebhook({ body, signature: await signWebhook(body, SECRET), secrets: SECRET }).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(WebhookVerificationError);
         expect((error as WebhookVerificationError).code).toBe('WEBHOOK_PAYLOAD_INVALID');
+        // Says what is wrong with it: not UTF-8 (not "not a JSON object", which the bytes may well be).
+        expect((error as WebhookVerificationError).message).toBe('Not an event: not UTF-8');
       }),
       { numRuns: 100 },
     );
+    // Text that is UTF-8 but not a JSON object is told apart.
+    for (const text of ['', '{"generation_id":', '[1]', '"x"', 'null']) {
+      const error = await verifyWebhook({ body: text, signature: await signWebhook(text, SECRET), secrets: SECRET }).catch(
+        (e: unknown) => e,
+      );
+      expect((error as WebhookVerificationError).message, JSON.stringify(text)).toBe('Not an event: not a JSON object');
+    }
     // The control: the same delivery in valid UTF-8 is an event.
     const good = event([...encoder.encode('–')]);
     await expect(verifyWebhook({ body: good, signature: await signWebhook(good, SECRET), secrets: SECRET })).resolves.toMatchObject({
@@ -56,6 +65,7 @@ describe('a body that is not UTF-8 is not JSON', () => {
           }),
         );
         expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ error: 'WEBHOOK_PAYLOAD_INVALID', message: 'Not an event: not UTF-8' });
       }),
       { numRuns: 50 },
     );

@@ -36,6 +36,9 @@ export const codePoints = (s: string): number => {
   return n;
 };
 
+/** Half of a surrogate pair without the other half (matched as a code point of its own under `u`). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 export interface ValidateContext {
@@ -55,6 +58,13 @@ export function checkShape(body: Record<string, unknown>): void {
   }
   for (const k of ['enhance', 'estimate', 'audio'] as const) {
     if (body[k] !== undefined && typeof body[k] !== 'boolean') throw invalid(k, `\`${k}\` must be true or false.`);
+  }
+  for (const k of ['prompt', 'negative_prompt'] as const) {
+    // JSON can escape half of a surrogate pair alone ("\ud800"): no character, so the text is not
+    // UTF-8, which the contract's text is.
+    if (typeof body[k] === 'string' && LONE_SURROGATE.test(body[k])) {
+      throw invalid(k, `\`${k}\` must be UTF-8 text: it has half a surrogate pair alone (an escape such as \\ud800 without its pair).`);
+    }
   }
   const prompt = body.prompt as string | undefined;
   if (prompt !== undefined && codePoints(prompt) > PROMPT_MAX) {

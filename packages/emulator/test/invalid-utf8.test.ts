@@ -1,3 +1,4 @@
+import { validateParams } from '@mediagen/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emu, emulator, KEY } from './helpers.js';
@@ -56,5 +57,31 @@ describe('a JSON body that is not UTF-8 is not JSON: 422 INVALID_BODY', () => {
       }),
       { numRuns: 120 },
     );
+  });
+});
+
+describe('text that JSON can escape but UTF-8 cannot carry: half a surrogate pair alone', () => {
+  const quote = (prompt: string, field: 'prompt' | 'negative_prompt' = 'prompt') =>
+    emu.call('POST', '/api/v1/generate', {
+      // The escapes as a client's JSON.stringify writes them: the body's bytes are plain ASCII.
+      body: JSON.stringify({ model: 'image-fast', prompt: 'a fox', [field]: prompt, estimate: true }),
+    });
+
+  it('refused: 422 INVALID_BODY naming the field, wherever the half stands; core refuses the same field', async () => {
+    const model = (await emu.call('GET', '/api/v1/models')).body.models.find((m: { slug: string }) => m.slug === 'image-fast');
+    for (const field of ['prompt', 'negative_prompt'] as const) {
+      for (const text of ['\ud800', 'a \udfff fox', 'a fox \ud83d', '\ude00\ud83d', 'x\udbff']) {
+        const res = await quote(text, field);
+        expect(res.status, JSON.stringify(text)).toBe(422);
+        expect(res.body).toMatchObject({ error: 'INVALID_BODY', details: { field } });
+        expect(validateParams(model, { prompt: 'a fox', [field]: text }).map((i) => i.field)).toEqual([field]);
+      }
+    }
+  });
+
+  it('a whole pair (an emoji) is one character and is taken, by both', async () => {
+    const model = (await emu.call('GET', '/api/v1/models')).body.models.find((m: { slug: string }) => m.slug === 'image-fast');
+    expect((await quote('a fox \ud83d\ude00')).status).toBe(200);
+    expect(validateParams(model, { prompt: 'a fox \ud83d\ude00' })).toEqual([]);
   });
 });

@@ -1,9 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, catalog, resolveConfig, startEmulator } from '../src/index.js';
+import { createHandler } from '../src/server.js';
+import { EmulatorState } from '../src/state.js';
 import { type Emu, emulator, expectErrorShape, KEY, proAccount, sleep } from './helpers.js';
+
+/** This machine's first non-loopback IPv4 address, if it has one. */
+const externalIPv4 = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
 
 describe('states and timing', () => {
   let emu: Emu;
@@ -168,18 +177,45 @@ describe('controls', () => {
     }
   });
 
-  it('control routes answer only on loopback', async () => {
-    const { networkInterfaces } = await import('node:os');
-    const ext = Object.values(networkInterfaces())
-      .flat()
-      .find((i) => i && i.family === 'IPv4' && !i.internal);
-    if (!ext) return; // no non-loopback interface on this machine
+  // A peer that is not loopback, on any machine: the Node handler the server mounts, given the
+  // peer address a request from another host would have.
+  it('control routes answer only to a loopback peer; the API answers any peer', async () => {
+    const state = new EmulatorState(resolveConfig({ accounts: [proAccount()] }));
+    const handle = createHandler(state);
+    let peer = '192.0.2.10';
+    const server = createServer((req, res) => {
+      Object.defineProperty(req.socket, 'remoteAddress', { value: peer, configurable: true });
+      handle(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const p of ['192.0.2.10', '10.0.0.7', '::ffff:192.168.1.2', 'fe80::1', '']) {
+        peer = p;
+        expect((await fetch(`${origin}/__emulator/health`)).status, p).toBe(404);
+        const api = await fetch(`${origin}/api/v1/credits`, { headers: { authorization: `Bearer ${KEY}` } });
+        expect(api.status, p).toBe(200);
+      }
+      for (const p of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+        peer = p;
+        expect((await fetch(`${origin}/__emulator/health`)).status, p).toBe(200);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      state.close();
+    }
+  });
+
+  // The same over a real non-loopback interface, where the machine has one.
+  it.skipIf(!externalIPv4)('control routes answer only on loopback, over a non-loopback interface', async () => {
+    const ext = externalIPv4 as string;
     const emu = await startEmulator({ port: 0, host: '0.0.0.0', config: { accounts: [proAccount() as never] } });
     try {
       const port = new URL(emu.url).port;
-      const r = await fetch(`http://${ext.address}:${port}/__emulator/health`);
+      const r = await fetch(`http://${ext}:${port}/__emulator/health`);
       expect(r.status).toBe(404);
-      const api = await fetch(`http://${ext.address}:${port}/api/v1/credits`, { headers: { authorization: `Bearer ${KEY}` } });
+      const api = await fetch(`http://${ext}:${port}/api/v1/credits`, { headers: { authorization: `Bearer ${KEY}` } });
       expect(api.status).toBe(200);
       expect((await fetch(`${emu.url}/__emulator/health`)).status).toBe(200);
     } finally {

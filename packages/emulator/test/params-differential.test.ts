@@ -38,6 +38,14 @@ const junk = fc.oneof(
   fc.integer({ min: -3, max: 20 }),
 );
 
+/**
+ * Text of UTF-16 units around the surrogate range: pairs (an emoji, one character), halves
+ * alone ("\ud800", which JSON can escape but UTF-8 cannot carry) and their neighbours.
+ */
+const nearSurrogates = fc
+  .array(fc.oneof(fc.integer({ min: 0xd7fe, max: 0xe001 }), fc.constant(0x61)), { minLength: 1, maxLength: 6 })
+  .map((units) => `a ${String.fromCharCode(...units)}`);
+
 /** Sometimes present: `rarely` keys about one time in eight, the others about half the time. */
 const sometimes = (value: fc.Arbitrary<unknown>, rarely = false) =>
   fc.oneof({ weight: rarely ? 7 : 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
@@ -83,8 +91,9 @@ function bodies(entry: CatalogEntry): fc.Arbitrary<Record<string, unknown>> {
     prompt: fc.oneof(
       { weight: 6, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).map((s) => `a ${s}`) },
       { weight: 1, arbitrary: fc.constantFrom(undefined, '', '   ', 'x'.repeat(promptMax), 'x'.repeat(promptMax + 1), 7) },
+      { weight: 1, arbitrary: nearSurrogates },
     ),
-    negative_prompt: sometimes(fc.oneof(fc.constantFrom('blurry', 'n'.repeat(500), 'n'.repeat(501)), junk), true),
+    negative_prompt: sometimes(fc.oneof(fc.constantFrom('blurry', 'n'.repeat(500), 'n'.repeat(501)), junk, nearSurrogates), true),
     enhance: sometimes(fc.oneof(fc.boolean(), junk), true),
   };
   // Every schema key, also those this model does not list (each must then be refused).

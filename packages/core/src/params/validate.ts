@@ -3,7 +3,7 @@ import { NEGATIVE_PROMPT_MAX, SEED_MAX, SEED_MIN } from '../limits';
 import type { Model } from '../types';
 import { INPUT_FIELDS, PARAM_KEYS, SIZE_PATTERN, splitRatioTag } from '../wire/params';
 import { numberResultsRange, promptMaxOf, referenceImagesRange } from './limit-rules';
-import { type Dict, dict, label, list, lower, num } from './read';
+import { type Dict, dict, label, list, lower, num, text } from './read';
 
 type Add = (field: string, code: string, message: string) => void;
 
@@ -56,7 +56,7 @@ export function validateParams(model: Model, params: object): ParamsIssue[] {
   return issues;
 }
 
-/** Rules 5 and 14: prompt and negative_prompt lengths, and MISSING_PROMPT. */
+/** Rules 5, 14 and 16: prompt and negative_prompt lengths and text, and MISSING_PROMPT. */
 function checkText(p: Dict, m: Dict, promptSpec: Dict | undefined, add: Add): void {
   for (const [field, limit] of [
     ['prompt', promptMaxOf(m, promptSpec)],
@@ -67,9 +67,11 @@ function checkText(p: Dict, m: Dict, promptSpec: Dict | undefined, add: Add): vo
     if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
     // Code points, not UTF-16 units: an emoji counts as one character.
     else if ([...value].length > limit) add(field, 'TOO_LONG', `${field} is over ${limit} characters`);
+    // Half a surrogate pair alone (JSON's "\ud800") is no character: not UTF-8 text, which the service refuses.
+    else if (/\p{Cs}/u.test(value)) add(field, 'INVALID_VALUE', `${field} must be UTF-8`);
   }
   const prompt = p.prompt;
-  if (promptSpec?.required === true && (prompt === undefined || (typeof prompt === 'string' && prompt.trim() === ''))) {
+  if (promptSpec?.required === true && (prompt === undefined || text(prompt)?.trim() === '')) {
     add('prompt', 'MISSING_PROMPT', 'prompt must not be empty');
   }
 }

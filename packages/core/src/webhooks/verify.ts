@@ -70,15 +70,13 @@ export function verifyWebhook(input: VerifyWebhookInput): Promise<VerifiedWebhoo
 /** `verifyWebhook` on a given HMAC (a receiver keeps one, with its key cache, for its life). */
 export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): Promise<VerifiedWebhookEvent> {
   const { body, signature, secrets, event, deliveryId } = input ?? ({} as VerifyWebhookInput);
-  const list = (typeof secrets === 'string' ? [secrets] : Array.isArray(secrets) ? secrets : []).filter(
-    (s): s is string => typeof s === 'string' && s !== '',
-  );
-  if (list.length === 0) {
+  const list = [secrets].flat().filter((s): s is string => typeof s === 'string' && s !== '');
+  if (!list.length) {
     throw new WebhookVerificationError('No webhook secret configured.', 'WEBHOOK_SECRET_MISSING');
   }
   const bytes = rawBytes(body);
   const signatureHeader = single(signature);
-  const match = signatureHeader === undefined ? null : SIGNATURE.exec(signatureHeader);
+  const match = SIGNATURE.exec(signatureHeader ?? '');
   if (!match) {
     throw new WebhookVerificationError(
       signatureHeader ? 'Malformed signature header.' : 'Missing signature header.',
@@ -95,10 +93,11 @@ export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): 
   if (!valid) {
     throw new WebhookVerificationError('The signature matches no configured secret.');
   }
+  // Stays undefined (which no JSON is) when the bytes are not UTF-8, hence not JSON (util/body's
+  // decodeJsonText, inlined: this path is budgeted); the text when it is not JSON.
   let data: unknown;
   try {
-    // Bytes that are not UTF-8 are not JSON (util/body's decodeJsonText, inlined: this path is budgeted).
-    data = JSON.parse(new TextDecoder(undefined, { fatal: true }).decode(bytes));
+    data = JSON.parse((data = new TextDecoder(undefined, { fatal: true }).decode(bytes)));
   } catch {
     // Reported below, like any other non-object.
   }
@@ -120,26 +119,25 @@ export async function verifyWebhookWith(hmac: Hmac, input: VerifyWebhookInput): 
  * added after this SDK: its body is returned as sent. Unknown fields are always kept.
  */
 function checkPayload(data: unknown): WebhookPayload | Record<string, unknown> {
-  const body = (typeof data === 'object' && !Array.isArray(data) && data) || {};
-  const { status, generation_id: id, output_url: url, error_code: code } = body as Record<string, unknown>;
+  const body = ((typeof data === 'object' && !Array.isArray(data) && data) || {}) as Record<string, unknown>;
+  const { status, generation_id: id, output_url: url, error_code: code } = body;
   const invalid = (what: string) => new WebhookVerificationError(`Not an event: ${what}`, 'WEBHOOK_PAYLOAD_INVALID');
-  if (body !== data) throw invalid('not a JSON object');
-  if (status !== 'completed' && status !== 'failed') return body as Record<string, unknown>; // the same object: unknown
-  if (typeof id !== 'string' || !id) throw invalid('no generation_id');
+  if (body !== data) throw invalid(data === undefined ? 'not UTF-8' : 'not a JSON object');
+  if (status !== 'completed' && status !== 'failed') return body; // the same object: unknown
+  if (!text(id)) throw invalid('no generation_id');
   if (status === 'completed') {
     if (typeof url !== 'string') throw invalid('no output_url');
-    const urls = (body as { output_urls?: unknown }).output_urls;
+    const urls = body.output_urls;
     return { ...body, output_urls: Array.isArray(urls) ? urls : [url] } as CompletedWebhookPayload;
   }
   // Failed. An earlier form may leave the message or the flag out; the code is what handlers branch on.
   if (typeof code !== 'string') throw invalid('no error_code');
-  const { error_message: message, retryable } = body as Record<string, unknown>;
   return {
     ...body,
     output_url: null,
     output_urls: null,
-    error_message: text(message) ?? '',
-    retryable: retryable === true,
+    error_message: text(body.error_message) ?? '',
+    retryable: body.retryable === true,
   } as FailedWebhookPayload;
 }
 
@@ -150,8 +148,8 @@ function single(value: HeaderValue): string | undefined {
 
 /** `sha256=<hex>` of `body` under `secret`: what the service sends; for tests and the emulator. */
 export async function signWebhook(body: string | Uint8Array | ArrayBuffer, secret: string): Promise<string> {
-  if (typeof secret !== 'string' || secret === '') {
-    throw new WebhookVerificationError('signWebhook needs a non-empty secret.', 'WEBHOOK_SECRET_MISSING');
+  if (!text(secret)) {
+    throw new WebhookVerificationError('No webhook secret configured.', 'WEBHOOK_SECRET_MISSING');
   }
   return `sha256=${toHex(await createHmac().sign(secret, rawBytes(body)).catch(fail))}`;
 }
