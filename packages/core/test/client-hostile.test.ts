@@ -87,7 +87,9 @@ describe('error bodies: bounded and linear', () => {
   it('download: an output link answering an endless error body gives a typed error, the body cut at the bound', async () => {
     const { client } = await setup((req, res) => {
       if (req.path.startsWith('/api/v1/generations/')) {
-        return json(res, 200, generationBody('completed', { output_url: '/out/a.png', output_urls: ['/out/a.png'] }));
+        // A link of the service's own shape on its address: download fetches only those.
+        const link = '/api/v1/output/g1/4102444800/c2ln/0/a.png';
+        return json(res, 200, generationBody('completed', { output_url: link, output_urls: [link] }));
       }
       res.writeHead(503, { 'content-type': 'text/html' });
       const chunk = '<'.repeat(16_000);

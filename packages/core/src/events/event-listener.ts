@@ -46,7 +46,7 @@ export function listenForTerminalEvent(
   try {
     unsubscribe = events.subscribe(generationId, listener);
   } catch {
-    unsubscribe = undefined;
+    // A store that cannot subscribe: the wait polls (unsubscribe stays undefined).
   }
   return {
     get generation() {

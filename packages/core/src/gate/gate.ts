@@ -100,7 +100,15 @@ export class Gate {
               maxConcurrent: limits.max_concurrent ?? Infinity,
             });
       if ('token' in grant) return grant.token;
-      if (Date.now() + grant.waitMs > giveUpAt) throw this.#stalled(limits);
+      // Why a submit found no slot in time. The usual cause: `max_concurrent` generations were
+      // submitted with `create()` and nothing told the gate they finished.
+      if (Date.now() + grant.waitMs > giveUpAt) {
+        throw new MediaGenError(`No submit slot in ${this.#maxWaitMs} ms (max_concurrent ${limits.max_concurrent}).`, {
+          code: 'GATE_TIMEOUT',
+          retryable: true,
+          next: 'A slot frees when generations.wait(id) or run() sees it end, or on gate.settle(id).',
+        });
+      }
       // One controller ends the wait early, for the caller's abort or a slot freed here;
       // either way the timer is cleared, so a finished batch leaves nothing pending.
       const wait = new AbortController();
@@ -118,18 +126,6 @@ export class Gate {
     }
   }
 
-  /**
-   * Why a submit found no slot in time. The usual cause: `max_concurrent` generations were
-   * submitted with `create()` and nothing told the gate they finished.
-   */
-  #stalled(limits: RateLimitInfo): MediaGenError {
-    return new MediaGenError(`No submit slot in ${this.#maxWaitMs} ms (max_concurrent ${limits.max_concurrent}).`, {
-      code: 'GATE_TIMEOUT',
-      retryable: true,
-      next: 'A slot frees when generations.wait(id) or run() sees it end, or on gate.settle(id).',
-    });
-  }
-
   /** @internal The submit was accepted. */
   async bind(token: string | undefined, generationId: string): Promise<void> {
     // The submit succeeded: a store failure here must not turn it into an error (the slot lapses by its TTL).
@@ -142,20 +138,20 @@ export class Gate {
    */
   async release(token: string | undefined, error?: unknown, idempotencyKey?: string): Promise<void> {
     // Never throws: the submit's own error is what the caller must see (a slot not freed lapses by its TTL).
-    await this.#giveBack(token, error, idempotencyKey).catch(() => {});
-  }
-
-  async #giveBack(token: string | undefined, error: unknown, idempotencyKey: string | undefined): Promise<void> {
-    await this.#feedBack(error);
-    if (token === undefined) return;
-    const store = this.#store;
-    if (store?.hold && answerMayBeLost(error)) {
-      await store.hold(token, this.#holdMs);
-      if (idempotencyKey !== undefined) this.#remember(idempotencyKey, token);
-      return;
+    try {
+      await this.#feedBack(error);
+      if (token === undefined) return;
+      const store = this.#store;
+      if (store?.hold && answerMayBeLost(error)) {
+        await store.hold(token, this.#holdMs);
+        if (idempotencyKey !== undefined) this.#remember(idempotencyKey, token);
+        return;
+      }
+      await store.release(token);
+      this.#wake();
+    } catch {
+      // Swallowed, as said above.
     }
-    await store.release(token);
-    this.#wake();
   }
 
   /**

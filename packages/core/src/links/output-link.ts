@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors';
 import { oneLine } from '../util/one-line';
+import { parseUrl } from '../util/parse-url';
 import { parseOutputLinkPath } from '../wire/links';
 
 export interface OutputLink {
@@ -17,12 +18,8 @@ export interface OutputLink {
  * `-0`), bad percent-encoding (`%ZZ`), or not a URL.
  */
 export function parseOutputLink(url: string | URL): OutputLink {
-  let parts: ReturnType<typeof parseOutputLinkPath>;
-  try {
-    parts = parseOutputLinkPath(new URL(url, 'http://base.invalid').pathname);
-  } catch {
-    // Not a URL at all (or a value that is no string): reported below.
-  }
+  // Not a URL at all (or a value that is no string): no path, no parts, reported below.
+  const parts = parseOutputLinkPath(parseUrl(url, 'http://base.invalid')?.pathname ?? '');
   if (!parts) throw new ConfigurationError(oneLine(`Not a signed output link: ${String(url).slice(0, 200)}`));
   const { generationId, expiry, index, filename } = parts;
   return { generationId, expiresAt: new Date(expiry * 1_000), index, filename };

@@ -1,6 +1,7 @@
 import type { ParamsIssue } from '../errors';
 import { NEGATIVE_PROMPT_MAX, SEED_MAX, SEED_MIN } from '../limits';
 import type { Model } from '../types';
+import { parseUrl } from '../util/parse-url';
 import { INPUT_FIELDS, PARAM_KEYS, SIZE_PATTERN, splitRatioTag } from '../wire/params';
 import { numberResultsRange, promptMaxOf, referenceImagesRange } from './limit-rules';
 import { type Dict, dict, label, list, lower, num, text } from './read';
@@ -76,13 +77,7 @@ function checkText(p: Dict, m: Dict, promptSpec: Dict | undefined, add: Add): vo
   }
 }
 
-const isHttps = (v: string): boolean => {
-  try {
-    return new URL(v).protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
+const isHttps = (v: string): boolean => parseUrl(v)?.protocol === 'https:';
 
 /** Rule 10: inputs are https URLs, or (image, video) a generation id. */
 function checkInputs(p: Dict, add: Add): void {

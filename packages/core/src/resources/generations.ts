@@ -20,9 +20,10 @@ import { validateParams } from '../params/validate';
 import type { EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
 import { isIdempotencyKey } from '../util/idempotency-key';
 import { oneLine } from '../util/one-line';
+import { parseUrl } from '../util/parse-url';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
-import { OUTPUT_LINK_PATTERN } from '../wire/links';
+import { OUTPUT_LINK_PATTERN, OUTPUT_LINK_PREFIX } from '../wire/links';
 import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
@@ -206,22 +207,31 @@ export class Generations {
   download(target: string | Generation, options?: DownloadOptions): Promise<Uint8Array>;
   async download(target: string | Generation, options: DownloadOptions = {}): Promise<Uint8Array | ReadableStream<Uint8Array>> {
     const { index = 0, signal } = options;
-    const id = typeof target === 'string' ? target : target?.generation_id;
-    let generation = typeof target === 'string' ? undefined : target;
+    const byId = typeof target === 'string';
+    const id = byId ? target : target?.generation_id;
+    let generation = byId ? undefined : target;
     let url = generation && outputAt(generation, index);
-    if (!url || expiresSoon(url, options.refreshMarginMs ?? 60_000)) {
-      generation = await this.get(id, { signal });
-      url = outputAt(generation, index);
-    }
-    for (let refreshed = typeof target === 'string'; ; refreshed = true) {
+    // Read first when the link is missing (an id given) or expiring; then once more, should the link be refused.
+    for (let refreshed = byId, read = !url || expiresSoon(url, options.refreshMarginMs ?? 60_000); ; refreshed = read = true) {
+      if (read) {
+        generation = await this.get(id, { signal });
+        url = outputAt(generation, index);
+      }
       if (!url) {
         if (generation?.status === 'failed') throw new GenerationFailedError(generation);
         throw new ConfigurationError(oneLine(`Generation ${id} (${generation?.status}) has no output ${index}.`));
       }
+      const base = this.#transport.baseUrl;
+      const link = parseUrl(url, base);
+      // Only a link under `<baseUrl>/api/v1/output/` once both are parsed, as fetch reads them:
+      // host, port, userinfo, backslashes and dot segments included (test/download-foreign-links).
+      // Not echoed: the link's signature is a credential, and its host may be an internal name.
+      if (!link?.href.startsWith((parseUrl(base + OUTPUT_LINK_PREFIX) as URL).href))
+        throw new ConfigurationError("Output link not on the service's address.");
       let response: Response;
       try {
         // No Authorization header: the signature in the link is the credential.
-        response = await this.#config.fetch(new URL(url, this.#transport.baseUrl), { signal });
+        response = await this.#config.fetch(link, { signal });
         // Read here, so a body cut off half-way is a ConnectionError too, not a bare TypeError.
         if (response.ok) return options.stream && response.body ? response.body : new Uint8Array(await response.arrayBuffer());
       } catch (error) {
@@ -231,8 +241,6 @@ export class Generations {
       const text = (await readText(response, ERROR_BODY_MAX, true).catch(() => '')) ?? '';
       // A refused link (expired, or a signature rotated early): once, sign it afresh and retry.
       if (refreshed || response.status >= 500 || response.status === 429) throw errorFromResponse(response.status, response.headers, text);
-      generation = await this.get(id, { signal });
-      url = outputAt(generation, index);
     }
   }
 
@@ -327,7 +335,8 @@ export class Generations {
     listener: TerminalEventListener | undefined,
   ): Promise<void> {
     if (listener?.generation) return;
-    const interval = options.intervalMs ?? this.#intervalFor(model);
+    // By the model's kind when the list has it (no slug, undefined: the list's slugs are all strings).
+    const interval = options.intervalMs ?? pollIntervalMs(this.#models.peek(model as string)?.kind);
     const left = deadline - Date.now();
     if (left <= 0) {
       throw new TimeoutError(
@@ -340,11 +349,6 @@ export class Generations {
     } catch (error) {
       if (options.signal?.aborted || !listener?.generation) throw error;
     }
-  }
-
-  #intervalFor(slug: string | undefined): number {
-    const kind = slug === undefined ? undefined : this.#models.peek(slug)?.kind;
-    return pollIntervalMs(kind);
   }
 }
 
@@ -365,17 +369,11 @@ function outputAt(generation: Generation, index: number): string | undefined {
 }
 
 /**
- * Expired or about to; a link of another shape (a proxy's) is used as is. Reads only the expiry
- * segment of `/wire`'s link pattern: the full `parseOutputLink` (ids, filenames, errors) is for
- * apps that import it, not a cost of every client.
+ * Expired or about to; a link of another shape (a proxy's) is never due (and not on the service's
+ * address: refused). Reads only the expiry segment of `/wire`'s link pattern: the full
+ * `parseOutputLink` (ids, filenames, errors) is for apps that import it, not a cost of every client.
  */
 function expiresSoon(url: string, marginMs: number): boolean {
-  let path = '';
-  try {
-    path = new URL(url, 'http://base.invalid').pathname;
-  } catch {
-    // Not a URL: used as is, and the fetch says what is wrong with it.
-  }
-  const expiry = OUTPUT_LINK_PATTERN.exec(path)?.[2];
-  return expiry !== undefined && Number(expiry) * 1_000 - marginMs <= Date.now();
+  // No expiry segment (not a URL, another shape): NaN, which is never due.
+  return Number(OUTPUT_LINK_PATTERN.exec(parseUrl(url, 'http://base.invalid')?.pathname ?? '')?.[2]) * 1_000 - marginMs <= Date.now();
 }

@@ -4,16 +4,16 @@
  * always fine (spec: Versioning 5), and so are the earlier forms the contract lists.
  */
 
-import { dict } from '../params/read';
+import { type Dict, dict } from '../params/read';
 
 // `@__PURE__`: made at load, so a bundle that only verifies webhooks can drop them.
 type Check = (data: unknown) => string | undefined;
 
-const isObject = (value: unknown): value is Record<string, unknown> => dict(value) !== undefined;
-
 function fields(required: Record<string, string>, also?: (data: Record<string, unknown>) => boolean): Check {
-  return (data) => {
-    if (!isObject(data)) return 'a body that is not an object';
+  return (body) => {
+    // `dict` gives the object itself (never a copy), or undefined for anything else.
+    const data = dict(body);
+    if (!data) return 'a body that is not an object';
     for (const key in required) if (typeof data[key] !== required[key]) return `no ${required[key]} "${key}"`;
     return also && !also(data) ? 'malformed entries' : undefined;
   };
@@ -33,12 +33,12 @@ const cost = /* @__PURE__ */ fields({ credits_estimate: 'number' });
  * generation: never taken for a quote, and named so the caller can find it.
  */
 export const expectEstimate: Check = (data) =>
-  isObject(data) && data.generation_id ? `generation ${String(data.generation_id).slice(0, 64)}, not an estimate` : cost(data);
+  dict(data)?.generation_id ? `generation ${String((data as Dict).generation_id).slice(0, 64)}, not an estimate` : cost(data);
 
 export const expectCredits = /* @__PURE__ */ fields({ balance: 'number' });
 
 /** The list validation, polling and the gate read: every entry an object with its slug. */
 export const expectModelList = /* @__PURE__ */ fields(
   { models: 'object' },
-  (list) => Array.isArray(list.models) && list.models.every((model) => isObject(model) && typeof model.slug === 'string'),
+  (list) => Array.isArray(list.models) && list.models.every((model) => typeof dict(model)?.slug === 'string'),
 );

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors';
+import { parseUrl } from './parse-url';
 
 /**
  * RFC 6750's bearer token characters. A key is refused for anything else (a newline from a
@@ -25,11 +26,9 @@ export function checkApiKey(apiKey: unknown): string {
  */
 export function checkBaseUrl(value: string): string {
   const baseUrl = value.replace(/\/+$/, '');
-  let url: URL | undefined;
-  try {
-    url = new URL(baseUrl);
-  } catch {}
-  if (!url || !/^https?:$/.test(url.protocol) || url.username || url.password) {
+  const url = parseUrl(baseUrl);
+  // Not a URL: no protocol, refused like any other scheme.
+  if (!/^https?:$/.test(url?.protocol as string) || url?.username || url?.password) {
     throw new ConfigurationError('baseUrl must be an http(s) URL, without credentials (user:password@).');
   }
   return baseUrl;
