@@ -10,12 +10,12 @@ export {
   type GenerationLedger,
   type GenerationLedgerOptions,
   type ListPage,
-  outputName,
   type ReconcileReport,
   type SubmitOptions,
 } from './ledger/ledger';
 export { MemoryGenerationStore } from './ledger/memory-store';
 export type { OutputInfo, OutputSink } from './ledger/output-sink';
+export { DEFAULT_MAX_OUTPUT_BYTES, OutputTooLargeError, outputName, type PersistOptions, persistOutputs } from './ledger/persist-outputs';
 export { type Precedence, precedence } from './ledger/precedence';
 export { type GenerationRecord, isTerminalStatus, type LedgerStatus, type RecordPatch } from './ledger/record';
 export { type LedgerGenerationSource, ledgerSource, SHARED_OWNER } from './ledger/source';

@@ -377,7 +377,8 @@ describe('createGenerationLedger: reads', () => {
     const l = ledgerOn(emu, {
       persistOutputs: {
         async put(name, body) {
-          saved.set(name, body);
+          // The output comes as a stream (never held whole by the ledger); this sink keeps it in memory.
+          saved.set(name, new Uint8Array(await new Response(body).arrayBuffer()));
           return `https://files.example/${name}`;
         },
       },

@@ -90,15 +90,22 @@ describe('SqliteGenerationStore', () => {
   });
 });
 
+/** Bytes as the stream a sink is given. */
+const streamOf = (bytes: Uint8Array<ArrayBuffer>) => new Response(bytes).body as ReadableStream<Uint8Array>;
+
 describe('FileOutputSink', () => {
   it('writes each output under the directory and answers its URL', async () => {
     const sink = new FileOutputSink({ directory: join(directory, 'out'), baseUrl: '/outputs/' });
-    const url = await sink.put('gen-1/0-a b.png', new Uint8Array([1, 2, 3]), { generationId: 'gen-1', index: 0, contentType: null });
+    const url = await sink.put('gen-1/0-a b.png', streamOf(new Uint8Array([1, 2, 3])), {
+      generationId: 'gen-1',
+      index: 0,
+      contentType: null,
+    });
     expect(url).toBe('/outputs/gen-1/0-a%20b.png');
     expect([...readFileSync(join(directory, 'out', 'gen-1', '0-a b.png'))]).toEqual([1, 2, 3]);
-    await expect(sink.put('../escape.png', new Uint8Array(1), { generationId: 'x', index: 0, contentType: null })).rejects.toThrow(
-      /outside the directory/,
-    );
+    await expect(
+      sink.put('../escape.png', streamOf(new Uint8Array(1)), { generationId: 'x', index: 0, contentType: null }),
+    ).rejects.toThrow(/outside the directory/);
   });
 
   it('names the ledger makes from hostile ids and links always land inside the directory', async () => {
@@ -109,7 +116,7 @@ describe('FileOutputSink', () => {
         const link = `https://x.test/api/v1/output/${encodeURIComponent(id || 'g')}/9999999999/sig/${index}/${encodeURIComponent(filename || 'f')}`;
         const name = outputName(id, index, link);
         expect(name.split('/')).toHaveLength(2);
-        const url = await sink.put(name, new Uint8Array(1), { generationId: id, index, contentType: null });
+        const url = await sink.put(name, streamOf(new Uint8Array(1)), { generationId: id, index, contentType: null });
         expect(url.startsWith('/o/')).toBe(true);
       }),
       { numRuns: 100 },
