@@ -1,6 +1,7 @@
 import type { Generation, ModelKind } from '@mediagen/core';
 import { TYPICAL_RENDER_SECONDS } from '@mediagen/core/wire';
 import type { Io } from './io';
+import { CLEAR_LINE, styled } from './terminal-text';
 
 /** "image usually takes 5-15 s", where the contract gives a typical render time for the kind. */
 function typicalRender(kind: string | undefined): string | undefined {
@@ -11,8 +12,6 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const TICK_MS = 100;
 /** Off a terminal: the status line again after this long without a change. */
 const HEARTBEAT_MS = 30_000;
-/** Clear the whole line and return to its start. */
-const CLEAR_LINE = '\r\x1b[2K';
 
 export interface Progress {
   update(generation: Generation): void;
@@ -56,7 +55,10 @@ export function createProgress(
     const extra = typical ? ` · ${typical}` : '';
     // A line wider than the terminal wraps, and clearing one line would leave the rest behind.
     const fits = [...`${spinner} ${status} · ${elapsed()}${extra}`].length < (io.errColumns || 80);
-    io.errRaw(`${CLEAR_LINE}${color.cyan(spinner)} ${color.bold(status)} ${color.dim('·')} ${elapsed()}${fits ? color.dim(extra) : ''}`);
+    // The status is the service's text: escaped by `styled`, then made bold.
+    io.errRaw(
+      styled`${CLEAR_LINE}${color.cyan(spinner)} ${color.bold(status)} ${color.dim('·')} ${elapsed()}${fits ? color.dim(extra) : ''}`,
+    );
   };
   const timer = setInterval(draw, TICK_MS);
   // Never keeps the process alive on its own.

@@ -1,7 +1,9 @@
 import type { Generation } from '@mediagen/core';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { createIo } from '../src/io';
 import { createProgress } from '../src/progress';
+import { hostileText, STEERING } from './terminal-steering';
 
 function streams(stderr: { isTTY?: boolean; columns?: number }) {
   const written = { out: '', err: '' };
@@ -27,6 +29,26 @@ describe('progress', () => {
     expect(frames.at(-1)).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] processing · 0s · video usually takes 30-180 s$/);
     expect(written.err.endsWith('\r\x1b[2K')).toBe(true);
     expect(written.err).not.toContain('\n');
+  });
+
+  it('a status of any text (fast-check) is shown inert: the line is cleared only where the CLI clears it', () => {
+    vi.useFakeTimers();
+    try {
+      fc.assert(
+        fc.property(fc.array(hostileText, { minLength: 1, maxLength: 3 }), (statuses) => {
+          const { io, written } = streams({ isTTY: true, columns: 200 });
+          const progress = createProgress(io, 'image');
+          for (const status of statuses) progress.update(at(status as Generation['status']));
+          progress.stop();
+          // One clear per draw (the first, one per update) and one at the end: none from the status.
+          const parts = written.err.split('\r\x1b[2K');
+          expect(parts).toHaveLength(statuses.length + 3);
+          for (const part of parts) expect(part).not.toMatch(STEERING);
+        }),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('on a narrow terminal the line drops the expected time instead of wrapping', () => {

@@ -16,6 +16,8 @@ export interface FollowOptions {
 }
 
 export interface FollowContext {
+  /** The most outputs to download: what the submit asked for (`results-asked.ts`). */
+  results: number;
   /** Extra fields for `--json` (the idempotency key of the submit). */
   extra?: Record<string, unknown>;
   /** When the elapsed time counts from: the submit, for `generate --wait`. Default: now. */
@@ -23,7 +25,8 @@ export interface FollowContext {
 }
 
 /**
- * Waits for a generation with a live progress line, then downloads every output. Ctrl-C stops
+ * Waits for a generation with a live progress line, then downloads its outputs (at most
+ * `results`; links listed beyond are not fetched, and a line says so). Ctrl-C stops
  * waiting, never the generation (the contract has no cancel), and prints how to resume.
  * Resolves with the exit code; a failed generation throws `GenerationFailedError`.
  */
@@ -33,7 +36,7 @@ export async function follow(
   id: string,
   kind: ModelKind | undefined,
   options: FollowOptions,
-  { extra = {}, startedAt = Date.now() }: FollowContext = {},
+  { results, extra = {}, startedAt = Date.now() }: FollowContext,
 ): Promise<number> {
   const resume = `mediagen wait ${shellQuote(id)}${options.out ? ` --out ${shellQuote(options.out)}` : ''}`;
   return onInterrupt(async (signal) => {
@@ -63,7 +66,10 @@ export async function follow(
     if (options.download !== false) {
       const dir = options.out ?? '.';
       try {
-        files = await downloadOutputs(client, generation, dir, signal);
+        const downloaded = await downloadOutputs(client, generation, dir, { limit: results, signal });
+        files = downloaded.files;
+        if (downloaded.skipped > 0)
+          io.err(`The service listed ${downloaded.skipped} more output link(s) than the ${results} asked for: not downloaded.`);
       } catch (error) {
         if (signal.aborted) {
           io.err(`Stopped downloading. Download again with: ${resume}`);

@@ -7,6 +7,7 @@ import { EXIT } from '../exit-codes';
 import { shellQuote } from '../format';
 import { onInterrupt } from '../interrupt';
 import type { Io } from '../io';
+import { resultsAsked } from '../results-asked';
 import { type FollowOptions, follow } from './follow';
 import { findModel } from './lookup';
 import { type ParamFlags, requestParams } from './request-params';
@@ -61,7 +62,11 @@ export async function generateCommand(options: GenerateOptions, io: Io): Promise
     return EXIT.ok;
   }
   io.err(`submitted ${id} · ${submitted.credits_estimate} credits reserved · request ${submitted.request_id}`);
-  return follow(client, io, id, model.kind, options, { extra: { idempotency_key: idempotencyKey }, startedAt });
+  return follow(client, io, id, model.kind, options, {
+    results: resultsAsked(model, params),
+    extra: { idempotency_key: idempotencyKey },
+    startedAt,
+  });
 }
 
 /**
