@@ -1,10 +1,13 @@
-// Part 4 of the soak (issue 21): an app on the generation ledger killed with SIGKILL at each point
-// of the submit path, then restarted, `runs` times per point, on SQLite (one instance restarted)
-// and on PostgreSQL (two instances following the table after the kill). Each run is the ledger
+// Part 4 of the soak (issues 21 and 29): an app on the generation ledger killed with SIGKILL at each
+// point of the submit path, then restarted, `runs` times per point, on SQLite (one instance
+// restarted) and on PostgreSQL (one instance up all along that carries on, and one restarted after
+// the kill), on the real clock. Each run is the ledger
 // packages' own crash child (packages/{sqlite,postgres}/test/support/crash-child.mjs), the same
 // code their per-point tests run once. Checked from the emulator's ledger and the store:
 // 0 generations billed twice, 0 lost (every intent terminal and handed over in the store: the
-// restarted instances exit only then), each terminal state handed to the app's handler once.
+// restarted instances exit only then), each terminal state handed to the app's handler once. Per
+// point it measures time-to-visible (the restarted instance's first list shows the intent; from its
+// start) and time-to-final (the intent terminal and handed over; from the kill).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +24,6 @@ const API_KEY = 'svc_live_soak_crash';
 const ACCOUNT = 'acct_crash';
 /** A restarted instance that has not settled its intent by then has lost it. */
 const RESTART_LIMIT_MS = 60_000;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const childOf = (store) => fileURLToPath(new URL(`../../packages/${store}/test/support/crash-child.mjs`, import.meta.url));
 /** Loaded into every child the soak starts, first (`node --import`): it dies with the soak (see the module). */
 export const DIE_WITH_PARENT = new URL('./die-with-parent.mjs', import.meta.url).href;
@@ -57,7 +59,16 @@ export async function crashPart({ runs, databaseUrl, log = () => {}, progress = 
         const counts = (results[name] = {});
         try {
           for (const point of CRASH_POINTS) {
-            const c = (counts[point] = { runs: 0, billedTwice: 0, lost: 0, handedTwice: 0, notReached: 0 });
+            const c = (counts[point] = {
+              runs: 0,
+              billedTwice: 0,
+              lost: 0,
+              handedTwice: 0,
+              notReached: 0,
+              notVisible: 0,
+              visibleMs: [],
+              finalMs: [],
+            });
             for (let i = 0; i < runs; i++) {
               progress(`${name} ${point} ${i + 1}/${runs}`);
               const outcome = await oneRun({ emulator, store, name, point, n: `${point}-${i}`, directory });
@@ -66,10 +77,13 @@ export async function crashPart({ runs, databaseUrl, log = () => {}, progress = 
               if (outcome.billed > 1) c.billedTwice++;
               if (!outcome.settled || outcome.billed === 0) c.lost++;
               if (!outcome.handedOnce) c.handedTwice++;
+              if (outcome.visibleMs === undefined) c.notVisible++;
+              else c.visibleMs.push(outcome.visibleMs);
+              if (outcome.finalMs !== undefined) c.finalMs.push(outcome.finalMs);
               for (const problem of outcome.problems) failures.push(`crash ${name} ${point} run ${i + 1}: ${problem}`);
             }
             log(
-              `crash ${name} ${point}: ${c.runs} runs, billed twice ${c.billedTwice}, lost ${c.lost}, handed over other than once ${c.handedTwice}`,
+              `crash ${name} ${point}: ${c.runs} runs, billed twice ${c.billedTwice}, lost ${c.lost}, handed over other than once ${c.handedTwice}, not listed at restart ${c.notVisible}; ${timesOf(c)}`,
             );
           }
         } finally {
@@ -100,22 +114,41 @@ async function oneRun({ emulator, store, name, point, n, directory }) {
   const problems = [];
   const before = new Set(await reserves());
   // Held answers: the service bills, then sits on the 202 until the child is killed.
-  if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', delayMs: 60_000 });
+  if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', hold: true });
+  // On PostgreSQL one instance is up while the first runs and carries on after its death (inside
+  // the handler the first must get there first: then it starts after the kill).
+  let finalAt;
+  const settledLine = (line) => {
+    if (line === 'settled') finalAt ??= Date.now();
+  };
+  const carrying =
+    store.instances > 1 && point !== 'in-handler'
+      ? child(childOf(name), { ...env, CRASH_AT: 'none', INSTANCE: 'b' }, RESTART_LIMIT_MS, settledLine)
+      : undefined;
   const crashed = await child(childOf(name), { ...env, CRASH_AT: point, INSTANCE: 'a' }, RESTART_LIMIT_MS, (line, kill) => {
     if (line !== 'submitting' || point !== 'in-flight') return;
-    void (async () => {
-      for (let i = 0; i < 6_000 && (await reserves()).every((id) => before.has(id)); i++) await sleep(10);
-      kill();
-    })();
+    void control('GET', '/faults/held?min=1').then(kill);
   });
+  const killedAt = Date.now();
   const reached = crashed.signal === 'SIGKILL';
   if (!reached) problems.push(`the first instance was not killed at ${point} (exit ${crashed.code})`);
-  if (point === 'in-flight') await control('DELETE', '/faults');
-  const restarted = await Promise.all(
-    Array.from({ length: store.instances }, (_, k) =>
-      child(childOf(name), { ...env, CRASH_AT: 'none', INSTANCE: String.fromCharCode(98 + k) }, RESTART_LIMIT_MS),
-    ),
-  );
+  if (point === 'in-flight') {
+    await control('POST', '/faults/release', {}); // to a dead socket: nobody hears it
+    await control('DELETE', '/faults');
+  }
+  const startedAt = Date.now();
+  let visibleMs;
+  const restartedLine = (line) => {
+    if (line.startsWith('visible ')) visibleMs ??= Date.now() - startedAt;
+    settledLine(line);
+  };
+  const restarted = await Promise.all([
+    child(childOf(name), { ...env, CRASH_AT: 'none', INSTANCE: 'c' }, RESTART_LIMIT_MS, restartedLine),
+    ...(store.instances > 1
+      ? [carrying ?? child(childOf(name), { ...env, CRASH_AT: 'none', INSTANCE: 'b' }, RESTART_LIMIT_MS, settledLine)]
+      : []),
+  ]);
+  if (visibleMs === undefined) problems.push('the restarted instance did not list the intent at once');
   const settled = restarted.every((r) => r.code === 0);
   if (!settled) problems.push(`a restarted instance did not settle the intent (${restarted.map((r) => r.code ?? r.signal).join(', ')})`);
   const billed = (await reserves()).filter((id) => !before.has(id));
@@ -123,7 +156,8 @@ async function oneRun({ emulator, store, name, point, n, directory }) {
   const lines = existsSync(HANDLED_FILE) ? readFileSync(HANDLED_FILE, 'utf8').split('\n').filter(Boolean) : [];
   const handedOnce = lines.length === 1 && lines[0] === `${billed[0]} completed`;
   if (!handedOnce) problems.push(`handed to the handler ${lines.length} times (${lines.join('; ')})`);
-  return { reached, settled, billed: billed.length, handedOnce, problems };
+  const finalMs = finalAt === undefined ? undefined : finalAt - killedAt;
+  return { reached, settled, billed: billed.length, handedOnce, problems, visibleMs, finalMs };
 }
 
 /**
@@ -151,6 +185,16 @@ function child(script, env, limitMs, onLine = () => {}) {
   );
 }
 
+/** `visible median/max ms, final median/max ms` of a point's runs. */
+function timesOf(c) {
+  const stat = (values) => {
+    if (values.length === 0) return 'none measured';
+    const sorted = [...values].sort((a, b) => a - b);
+    return `median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms`;
+  };
+  return `time-to-visible ${stat(c.visibleMs)}; time-to-final ${stat(c.finalMs)}`;
+}
+
 /** The report's lines for this part. */
 export function crashReport({ results }, runs) {
   const lines = [`4. SIGKILL at each point of the submit path, then restarted: ${runs} runs per point`];
@@ -164,10 +208,11 @@ export function crashReport({ results }, runs) {
       }),
       { runs: 0, billedTwice: 0, lost: 0, handedTwice: 0 },
     );
-    const instances = name === 'postgres' ? 'PostgreSQL, two instances after the kill' : 'SQLite, one instance restarted';
+    const instances = name === 'postgres' ? 'PostgreSQL, one instance carrying on and one restarted' : 'SQLite, one instance restarted';
     lines.push(
       `   ${instances}: ${total.runs} runs (${Object.keys(points).join(', ')}): billed twice ${total.billedTwice}, lost ${total.lost}, terminal state handed over other than once ${total.handedTwice}`,
     );
+    for (const [point, c] of Object.entries(points)) lines.push(`     ${point}: ${timesOf(c)}`);
   }
   return lines;
 }

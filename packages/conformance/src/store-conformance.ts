@@ -174,6 +174,42 @@ export function describeGenerationStoreConformance(target: GenerationStoreTarget
       expect(await store.claim('no-such-key', holder, 1, 0)).toBe(false);
     });
 
+    it('an intent written under a lease keeps it; an update may give it back in the same write', async () => {
+      const store = await target.create();
+      const record = makeRecord({ lease_holder: 'a', lease_until: 6_000 });
+      await store.insert(record);
+      expect(await store.due(5_999, 10)).toEqual([]);
+      expect(await store.claim(record.key, 'b', 12_000, 5_999)).toBe(false);
+      const answered = await store.update(record.key, 0, {
+        status: 'pending',
+        generation_id: 'g-lease',
+        lease_holder: null,
+        lease_until: 0,
+      });
+      expect(answered).toMatchObject({ lease_holder: null, lease_until: 0, version: 1 });
+      expect(await store.get(record.key)).toMatchObject({ status: 'pending', lease_holder: null, lease_until: 0 });
+      expect(await store.claim(record.key, 'b', 12_000, 1)).toBe(true);
+    });
+
+    it('purgeRefused deletes refused intents past the cutoff, bounded by limit, and nothing else', async () => {
+      const store = await target.create();
+      const refused = (updated_at: number, notified = true) =>
+        makeRecord({ owner: 'purge', status: 'failed', error: { code: 'X', message: '', retryable: false }, notified, updated_at });
+      const old = [refused(100), refused(200), refused(300)];
+      const kept = [
+        refused(5_000), // too recent
+        refused(100, false), // its handler has not run yet
+        makeRecord({ owner: 'purge', status: 'failed', generation_id: 'g-failed', notified: true, updated_at: 100 }), // a generation
+        makeRecord({ owner: 'purge', status: 'submitting', updated_at: 100 }), // an intent still in play
+      ];
+      for (const r of [...old, ...kept]) await store.insert(r);
+      expect(await store.purgeRefused(1_000, 2)).toBe(2);
+      expect(await store.purgeRefused(1_000, 10)).toBe(1);
+      expect(await store.purgeRefused(1_000, 10)).toBe(0);
+      for (const r of old) expect(await store.get(r.key)).toBeUndefined();
+      for (const r of kept) expect((await store.get(r.key))?.key).toBe(r.key);
+    });
+
     it('keeps every record under concurrent inserts and updates', async () => {
       const store = await target.create();
       const records = Array.from({ length: 40 }, () => makeRecord({ owner: 'busy' }));

@@ -134,6 +134,16 @@ export class PostgresGenerationStore implements GenerationStore {
     await this.#query(`UPDATE ${this.#table} SET lease_holder = NULL, lease_until = 0 WHERE key = $1 AND lease_holder = $2`, [key, holder]);
   }
 
+  async purgeRefused(before: number, limit: number): Promise<number> {
+    // isPurgeable (core) in SQL.
+    const t = this.#table;
+    const result = await this.#query(
+      `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE generation_id IS NULL AND status = 'failed' AND notified = 1 AND updated_at < $1 LIMIT $2)`,
+      [before, limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
   /** Ends the pool the store made from a connection string; a pool you passed stays yours. */
   async close(): Promise<void> {
     const owned = this.#ownedPool;
@@ -170,15 +180,20 @@ export class PostgresGenerationStore implements GenerationStore {
       }
       const t = this.#table;
       const index = t.replace('.', '_');
-      // Keys compare byte-wise (COLLATE "C"), as the other stores order them; times are ms in int8.
-      await db.query(`CREATE TABLE IF NOT EXISTS ${t} (
+      // One statement list, one implicit transaction, under a lock on the table's name: instances
+      // starting together would otherwise race in CREATE … IF NOT EXISTS (PostgreSQL answers the
+      // loser with a unique violation on its catalog, and its first write fails). Keys compare
+      // byte-wise (COLLATE "C"), as the other stores order them; times are ms in int8.
+      await db.query(`SELECT pg_advisory_xact_lock(hashtext('mediagen_store:${t}'));
+        CREATE TABLE IF NOT EXISTS ${t} (
         key TEXT COLLATE "C" PRIMARY KEY, owner TEXT NOT NULL, params TEXT NOT NULL, status TEXT NOT NULL,
         generation_id TEXT UNIQUE, generation TEXT, error TEXT, unavailable SMALLINT NOT NULL,
         notified SMALLINT NOT NULL, outputs TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
         next_check_at BIGINT NOT NULL, version INTEGER NOT NULL, lease_holder TEXT,
-        lease_until BIGINT NOT NULL, open SMALLINT NOT NULL)`);
-      await db.query(`CREATE INDEX IF NOT EXISTS ${index}_owner ON ${t} (owner, created_at DESC, key DESC)`);
-      await db.query(`CREATE INDEX IF NOT EXISTS ${index}_due ON ${t} (next_check_at) WHERE open = 1`);
+        lease_until BIGINT NOT NULL, open SMALLINT NOT NULL);
+        CREATE INDEX IF NOT EXISTS ${index}_owner ON ${t} (owner, created_at DESC, key DESC);
+        CREATE INDEX IF NOT EXISTS ${index}_due ON ${t} (next_check_at) WHERE open = 1;
+        CREATE INDEX IF NOT EXISTS ${index}_refused ON ${t} (updated_at) WHERE generation_id IS NULL;`);
       return db;
     })();
     this.#ready.catch(() => {

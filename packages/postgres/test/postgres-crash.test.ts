@@ -13,6 +13,8 @@ import { DATABASE_URL, testSchema } from './support/postgres';
  * the app's handler once (issue 21's crash proof, one run per point here; the soak repeats it).
  */
 const API_KEY = 'svc_live_crash';
+/** Instance c's clock, ahead of the real one: past the ledger's default lease (6 s), far short of the old one-minute wait. */
+const PAST_ONE_LEASE_MS = 7_000;
 const directory = mkdtempSync(join(tmpdir(), 'mediagen-crash-'));
 let emulator: RunningEmulator;
 const db = await testSchema('crash');
@@ -66,6 +68,10 @@ describe('SIGKILL at each point of the submit path, then two instances', () => {
       // In flight: the service bills the submit, then holds its answer until released.
       if (point === 'in-flight') await control('POST', '/faults', { endpoint: 'generate', when: 'after', hold: true });
       const env = { DATABASE_URL, TABLE, HANDLED_FILE, KEY };
+      // Instance b is up on the real clock while a runs and carries on after a dies: it takes the
+      // intent up once a's lease lapses (a live a renews it), whichever comes first with c. (Inside
+      // the handler, a must get there first: b starts after that kill.)
+      const carryingOn = point === 'in-handler' ? undefined : child({ ...env, CRASH_AT: 'none', INSTANCE: 'b' });
       const crashed = await child({ ...env, CRASH_AT: point, INSTANCE: 'a' }, (line, kill) => {
         if (line !== 'submitting' || point !== 'in-flight') return;
         // Killed once the service has billed the submit and holds its answer back.
@@ -80,11 +86,15 @@ describe('SIGKILL at each point of the submit path, then two instances', () => {
         expect((await reserves()).length).toBe(before.length + 1);
         expect(await store.get(KEY)).toMatchObject({ status: 'submitting', generation_id: null, version: 0 });
       }
+      // Instance c, started after the kill on a clock just past one lease: the intent is listed at once.
+      const seen: string[] = [];
       const [b, c] = await Promise.all([
-        child({ ...env, CRASH_AT: 'none', INSTANCE: 'b' }),
-        child({ ...env, CRASH_AT: 'none', INSTANCE: 'c' }),
+        carryingOn ?? child({ ...env, CRASH_AT: 'none', INSTANCE: 'b' }),
+        child({ ...env, CRASH_AT: 'none', INSTANCE: 'c', SKEW_MS: String(PAST_ONE_LEASE_MS) }, (line) => void seen.push(line)),
       ]);
       expect([b.code, c.code]).toEqual([0, 0]);
+      if (point !== 'in-handler') expect(seen[0]).toMatch(/^visible (submitting|pending|processing|completed)$/);
+      if (point === 'after-insert' || point === 'in-flight' || point === 'id-write-lost') expect(seen[0]).toBe('visible submitting');
 
       const billed = (await reserves()).filter((id) => !before.includes(id));
       expect(billed).toHaveLength(1);

@@ -14,6 +14,21 @@ async function connection(): Promise<pg.Client> {
   return client;
 }
 
+describe('PostgresGenerationStore: instances starting together', () => {
+  it('eight stores opening one new table at once all write (no catalog race in CREATE … IF NOT EXISTS)', async () => {
+    const table = db.table();
+    const pools = Array.from({ length: 8 }, () => new pg.Pool({ connectionString: DATABASE_URL, max: 1 }));
+    try {
+      const stores = pools.map((pool) => new PostgresGenerationStore({ pool, table }));
+      const records = stores.map(() => makeRecord());
+      expect(await Promise.all(stores.map((store, i) => store.insert(records[i] as never)))).toEqual(stores.map(() => true));
+      for (const r of records) expect((await stores[0]?.get(r.key))?.key).toBe(r.key);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+});
+
 describe('PostgresGenerationStore: what each write waits for', () => {
   it('commits the record of an answer without waiting for the disk, every other write durably', async () => {
     const statements: string[] = [];
@@ -26,7 +41,7 @@ describe('PostgresGenerationStore: what each write waits for', () => {
     const store = new PostgresGenerationStore({ pool: recording, table: db.table(), prepare: false });
     const record = makeRecord();
     await store.insert(record);
-    const sent = (from: number) => statements.slice(from).filter((s) => !/^\s*CREATE /.test(s));
+    const sent = (from: number) => statements.slice(from).filter((s) => !/^\s*(CREATE |SELECT pg_advisory_xact_lock)/.test(s));
     const waits = (text: string) => !text.includes('synchronous_commit');
 
     let from = statements.length;

@@ -27,7 +27,10 @@ export interface SqliteGenerationStoreOptions {
   busyTimeoutMs?: number;
 }
 
-type Statements = Record<'insert' | 'get' | 'byId' | 'update' | 'list' | 'listAfter' | 'due' | 'claim' | 'release', SqliteStatement>;
+type Statements = Record<
+  'insert' | 'get' | 'byId' | 'update' | 'list' | 'listAfter' | 'due' | 'claim' | 'release' | 'purgeRefused',
+  SqliteStatement
+>;
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -94,6 +97,11 @@ export class SqliteGenerationStore implements GenerationStore {
     (await this.#open()).sql.release.run(key, holder);
   }
 
+  async purgeRefused(before: number, limit: number): Promise<number> {
+    const { sql } = await this.#open();
+    return Number(sql.purgeRefused.run(before, limit).changes);
+  }
+
   async close(): Promise<void> {
     const opened = this.#opened;
     this.#opened = undefined;
@@ -123,6 +131,8 @@ export class SqliteGenerationStore implements GenerationStore {
         lease_until INTEGER NOT NULL, open INTEGER NOT NULL)`);
       db.exec(`CREATE INDEX IF NOT EXISTS ${table}_owner ON ${table} (owner, created_at DESC, key DESC)`);
       db.exec(`CREATE INDEX IF NOT EXISTS ${table}_due ON ${table} (next_check_at) WHERE open = 1`);
+      // Refused intents only (never a generation): what purgeRefused reads, small by nature.
+      db.exec(`CREATE INDEX IF NOT EXISTS ${table}_refused ON ${table} (updated_at) WHERE generation_id IS NULL`);
       const columns = STORED_COLUMNS.join(', ');
       const sets = STORED_COLUMNS.filter((c) => c !== 'key')
         .map((c) => `${c} = ?`)
@@ -141,6 +151,10 @@ export class SqliteGenerationStore implements GenerationStore {
         due: db.prepare(`SELECT * FROM ${table} WHERE open = 1 AND next_check_at <= ? AND lease_until <= ? ORDER BY next_check_at LIMIT ?`),
         claim: db.prepare(`UPDATE ${table} SET lease_holder = ?, lease_until = ? WHERE key = ? AND (lease_holder = ? OR lease_until <= ?)`),
         release: db.prepare(`UPDATE ${table} SET lease_holder = NULL, lease_until = 0 WHERE key = ? AND lease_holder = ?`),
+        // isPurgeable (core) in SQL.
+        purgeRefused: db.prepare(
+          `DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE generation_id IS NULL AND status = 'failed' AND notified = 1 AND updated_at < ? LIMIT ?)`,
+        ),
       };
       return { db, sql };
     })();

@@ -144,7 +144,9 @@ describe('persistOutputs: streamed, bounded', () => {
     const l = ledgerOn(server.url, 4 * MiB);
     await l.complete();
 
-    expect(l.handed).toEqual([]); // not handed over without its copy; the reconciler tries again
+    // No later pass can change it: reported once, and handed over with the service's links (no copy).
+    expect(l.handed).toHaveLength(1);
+    expect(l.handed[0]?.output_url).toContain('/api/v1/output/');
     expect(l.errors).toHaveLength(1);
     expect(l.errors[0]).toMatchObject({ name: 'OutputTooLargeError', code: 'OUTPUT_TOO_LARGE', retryable: false, generationId: ID });
     expect((l.errors[0] as Error).message).toContain('maxOutputBytes (4194304 bytes)');

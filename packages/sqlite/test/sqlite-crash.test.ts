@@ -8,10 +8,17 @@ import { SqliteGenerationStore } from '../src/index';
 
 /**
  * An app on the ledger (SQLite), killed with SIGKILL at each point of the submit path, then
- * restarted: billed once, finished, handed to the app's handler once (issue 21's crash proof,
- * one run per point here; the soak repeats it).
+ * restarted: the intent listed at once, taken up as soon as the dead run's lease lapsed, billed
+ * once, finished, handed to the app's handler once (issues 21 and 29; the soak repeats it and
+ * measures the times on the real clock).
  */
 const API_KEY = 'svc_live_crash';
+/**
+ * The restart's clock, ahead of the real one: past the ledger's default lease (6 s, renewed only
+ * by a live holder), so the dead run's intent is taken up on the first pass; far short of the
+ * minute a first check used to wait, which would never come on this clock (the test would time out).
+ */
+const PAST_ONE_LEASE_MS = 7_000;
 const directory = mkdtempSync(join(tmpdir(), 'mediagen-crash-'));
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -69,8 +76,12 @@ describe('SIGKILL at each point of the submit path, then a restart', () => {
     expect(crashed.signal).toBe('SIGKILL');
     await control('POST', '/faults/release', {}); // to a dead socket: nobody hears it
     await control('DELETE', '/faults');
-    const restarted = await child({ ...env, CRASH_AT: 'none' });
+    const seen: string[] = [];
+    const restarted = await child({ ...env, CRASH_AT: 'none', SKEW_MS: String(PAST_ONE_LEASE_MS) }, (line) => void seen.push(line));
     expect(restarted.code).toBe(0);
+    // Listed at once, before the restart resent anything; an intent the dead run never saw answered reads `submitting`.
+    expect(seen[0]).toMatch(point === 'in-handler' ? /^visible completed$/ : /^visible (submitting|pending|processing|completed)$/);
+    if (point === 'after-insert' || point === 'in-flight') expect(seen[0]).toBe('visible submitting');
 
     const billed = (await reserves()).filter((id) => !before.includes(id));
     expect(billed).toHaveLength(1);

@@ -3,7 +3,7 @@
 import { CONTENT_POLICY_VIOLATION } from '@mediagen/core/wire';
 import { useGeneration } from '@mediagen/next/client';
 import { useEffect, useMemo, useState } from 'react';
-import { promptOf, type StudioGeneration } from '../../lib/generation';
+import { cardId, promptOf, type StudioGeneration } from '../../lib/generation';
 
 interface GalleryProps {
   generations: StudioGeneration[];
@@ -20,7 +20,7 @@ export function Gallery({ generations, kinds, onSettled, stream = true }: Galler
   return (
     <ul className="cards" id="list" aria-live="polite">
       {generations.map((g) => (
-        <Card key={g.generation_id} stored={g} kind={kinds[g.model]} onSettled={onSettled} stream={stream} />
+        <Card key={g.idempotency_key ?? cardId(g)} stored={g} kind={kinds[g.model]} onSettled={onSettled} stream={stream} />
       ))}
     </ul>
   );
@@ -38,7 +38,8 @@ function Card({
   onSettled(g: StudioGeneration): void;
   stream: boolean;
 }) {
-  const live = useGeneration(stored.generation_id, { kind, initial: stored as never, stream });
+  // An intent is followed by its key: its routes answer the intent until the same key reads the generation.
+  const live = useGeneration(cardId(stored), { kind, initial: stored as never, stream });
   // One object per change of its inputs (the list's record, the hook's last answer; both keep
   // their identity across renders), not per render: the effect below depends on it.
   const polled = live.generation as Partial<StudioGeneration> | undefined;
@@ -54,17 +55,23 @@ function Card({
   // A failure says "refunded" only when the service says nothing was kept (credits_used 0).
   const kept = g.credits_used ?? 0;
   const prompt = promptOf(g);
+  const status = g.submitting ? 'submitting' : g.status;
   return (
-    <li className="card" data-id={g.generation_id} data-status={g.status} data-available={g.available === false ? 'false' : 'true'}>
+    <li className="card" data-id={cardId(g)} data-status={status} data-available={g.available === false ? 'false' : 'true'}>
       <div className="card-media">
         <Media generation={g} kind={kind} />
       </div>
       <div className="card-body">
         <div className="card-head">
-          <span className={`status ${g.status}`}>{g.status}</span>
+          <span className={`status ${status}`}>{status}</span>
           <strong className="card-model">{g.model}</strong>
         </div>
         {prompt ? <p className="prompt">{prompt}</p> : null}
+        {g.submitting ? (
+          <p className="muted small" data-submitting="">
+            Being submitted. The service may already have billed it: it is sent again with the same key, which is never billed twice.
+          </p>
+        ) : null}
         {g.status === 'failed' ? (
           <p className="failure">
             <strong>{g.error?.code ?? 'failed'}</strong> {g.error?.message}
@@ -94,7 +101,7 @@ function Media({ generation: g, kind }: { generation: StudioGeneration; kind: st
     );
   }
   const urls = g.output_urls ?? (g.output_url ? [g.output_url] : []);
-  if (kind === 'text') return <TextResult id={g.generation_id} />;
+  if (kind === 'text') return <TextResult id={cardId(g)} />;
   return (
     <div className={`outputs n${Math.min(urls.length, 4)}`}>
       {urls.map((url, index) => {

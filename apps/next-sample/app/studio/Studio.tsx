@@ -4,8 +4,9 @@ import type { Model, SubmitResponse } from '@mediagen/core';
 import { quotePrice } from '@mediagen/core';
 import { paramsSchema, type StandardSchemaV1 } from '@mediagen/core/standard-schema';
 import { type GenerationRequestError, useGenerate } from '@mediagen/next/client';
-import { type FormEvent, useCallback, useMemo, useState } from 'react';
-import type { StudioGeneration } from '../../lib/generation';
+import { type FormEvent, useCallback, useEffect, useMemo, useState } from 'react';
+import { type StudioGeneration, sameEntry } from '../../lib/generation';
+import { listGenerations } from '../actions';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
 import { ParamsForm } from './ParamsForm';
@@ -78,9 +79,29 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   // The price from the model entry is shown at once; the estimate confirms the exact figure.
   const generate = useGenerate({ params, estimate: complete, estimateDelayMs: 350 });
 
+  // A submit whose answer was lost (the server went away mid-submit) may still have been recorded,
+  // and billed: the server's list is read again until it answers, so the entry shows up here, as
+  // `submitting` and then as its generation, without a reload.
+  const lost = generate.error !== undefined && (generate.error.status === 0 || generate.error.status >= 500);
+  useEffect(() => {
+    if (!lost) return;
+    let live = true;
+    const relist = async (tries: number) => {
+      const listed = await listGenerations().catch(() => undefined);
+      if (!live) return;
+      const entries = listed?.data?.generations as unknown as StudioGeneration[] | undefined;
+      if (entries) setGenerations((list) => [...entries.filter((e) => !list.some((g) => sameEntry(g, e))), ...list]);
+      else if (tries > 1) setTimeout(() => void relist(tries - 1), 2_000);
+    };
+    void relist(30);
+    return () => {
+      live = false;
+    };
+  }, [lost]);
+
   const onSettled = useCallback(
     (settled: StudioGeneration) => {
-      setGenerations((list) => list.map((g) => (g.generation_id === settled.generation_id ? settled : g)));
+      setGenerations((list) => list.map((g) => (sameEntry(g, settled) ? settled : g)));
       void refreshBalance();
     },
     [refreshBalance],

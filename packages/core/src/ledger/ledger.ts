@@ -1,19 +1,23 @@
 import type { MediaGenClient } from '../client';
-import { ConfigurationError, InvalidRequestError, isMediaGenError, NotFoundError } from '../errors';
+import { ConfigurationError, InvalidRequestError, isMediaGenError, NotFoundError, ParamsValidationError } from '../errors';
 import { generationFromEvent } from '../events/generation-from-event';
 import { isExpired, parseOutputLink } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
+import { validateParams } from '../params/validate';
 import { routeError } from '../server/route-error';
-import type { GenerateParams, Generation, GenerationError, SubmitResponse } from '../types';
+import type { GenerateParams, Generation, SubmitResponse } from '../types';
 import { isIdempotencyKey } from '../util/idempotency-key';
+import { MAX_NESTING, nestsDeeperThan } from '../util/nesting';
 import { oneLine } from '../util/one-line';
 import { isPlausibleId } from '../util/plausible-id';
 import type { WebhookEvent } from '../webhooks/verify';
 import { pollIntervalMs } from '../wire/timing';
 import { ConfirmedLinks } from './confirmed-links';
 import type { OutputSink } from './output-sink';
+import { persistOutputs } from './persist-outputs';
 import { precedence } from './precedence';
 import { type GenerationRecord, isTerminalStatus, newRecord, type RecordPatch } from './record';
+import { provesRefusal, refusalOf } from './refusal';
 import type { GenerationStore, ListCursor } from './store';
 import { type LedgerGeneration, viewOf } from './view';
 
@@ -28,10 +32,27 @@ export interface GenerationLedgerOptions {
   onTerminal?(generation: LedgerGeneration): unknown;
   /** Copies each completed generation's outputs into storage the app owns, before its links expire. */
   persistOutputs?: OutputSink;
+  /**
+   * The most bytes one persisted output may have. Outputs are streamed to the sink (never held
+   * whole); past this the download is aborted, the sink keeps nothing, and `onError` gets an
+   * `OutputTooLargeError`. Default 1 GiB (`DEFAULT_MAX_OUTPUT_BYTES`).
+   */
+  maxOutputBytes?: number;
   /** Names this instance in leases. Default: a random UUID. */
   instanceId?: string;
-  /** How long an instance holds a record it follows; a crashed holder's lease lapses after it. Default 60 s. */
+  /**
+   * How long a lease on a record lasts. A live holder renews it every third of this while its
+   * work runs (a submit's call, however long its `Retry-After` waits; a resend; a persist), so
+   * only a dead holder's lease lapses: its records are taken up by any instance this long after
+   * it died. Default 6 s.
+   */
   leaseMs?: number;
+  /**
+   * How long a submit the service refused (nothing billed, no generation) stays recorded, so a
+   * replay of its key answers the same refusal; then the reconciler deletes it. Generations the
+   * service accepted are never deleted by the ledger. Default 24 h.
+   */
+  refusedRetentionMs?: number;
   /** A link expiring within this margin is signed afresh before it is served. Default 10 min. */
   linkMarginMs?: number;
   /**
@@ -127,7 +148,8 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   const { client, store } = options;
   if (!client || !store) throw new ConfigurationError('createGenerationLedger needs { client, store }.');
   const me = options.instanceId ?? globalThis.crypto.randomUUID();
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? 6_000;
+  const refusedRetentionMs = options.refusedRetentionMs ?? 24 * 3_600_000;
   const marginMs = options.linkMarginMs ?? 10 * 60_000;
   const batch = options.batchSize ?? 100;
   const tickMs = options.tickMs ?? 500;
@@ -149,6 +171,34 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     }
   };
 
+  /**
+   * Runs `work` on a record whose lease this instance holds, renewing the lease every third of
+   * its length until the work ends: a slow call never lets another instance resend it meanwhile,
+   * and a crash lets the lease lapse within `leaseMs`. Should a renewal lose (this process
+   * stalled past the lease), the worst is a resend with the same key, which never bills twice.
+   */
+  async function holding<T>(key: string, work: () => Promise<T>): Promise<T> {
+    // Real timers, not `options.setTimeout` (the reconciler's pacing): a lease is wall-clock time.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let over = false;
+    const renew = () => {
+      timer = setTimeout(() => {
+        void store
+          .claim(key, me, now() + leaseMs, now())
+          .catch((error: unknown) => report(error))
+          .finally(() => over || renew());
+      }, leaseMs / 3);
+      (timer as { unref?(): void }).unref?.();
+    };
+    renew();
+    try {
+      return await work();
+    } finally {
+      over = true;
+      clearTimeout(timer);
+    }
+  }
+
   /** The contract's interval for the model's kind (image 2 s, video 4 s), from the cached list. */
   async function intervalFor(model: string): Promise<number> {
     const found = await client.models.find(model).catch(() => undefined);
@@ -159,7 +209,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
    * Applies what a source saw, through `precedence`, with compare-and-set: a lost race reads
    * again and decides again, so concurrent sources on any number of instances converge.
    */
-  async function observe(record: GenerationRecord, generation: Generation): Promise<GenerationRecord> {
+  async function observe(record: GenerationRecord, generation: Generation, extra?: RecordPatch): Promise<GenerationRecord> {
     // What the service just said about a completed generation: its links are good as of now.
     if (generation.status === 'completed') confirmed.add(record.key);
     let current: GenerationRecord | undefined = record;
@@ -178,6 +228,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
           generation_id: generation.generation_id,
           generation,
           next_check_at: terminal ? now() : now() + (await intervalFor(generation.model)),
+          ...extra,
         };
       }
       patch.updated_at = now();
@@ -226,13 +277,24 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
 
   async function notifyLeased(record: GenerationRecord): Promise<boolean> {
     if (!(await store.claim(record.key, me, now() + leaseMs, now()))) return false;
+    return holding(record.key, () => handOver(record));
+  }
+
+  async function handOver(record: GenerationRecord): Promise<boolean> {
     let current: GenerationRecord | undefined = record;
     try {
       current = await store.get(record.key);
       if (!current || current.notified || !isTerminalStatus(current.status)) return false;
       if (options.persistOutputs && current.status === 'completed' && !current.outputs && !current.unavailable) {
-        const outputs = await persist(current, options.persistOutputs);
-        current = (await patchRecord(current.key, () => ({ outputs }))) ?? current;
+        try {
+          const outputs = await persistOutputs(client, current, options.persistOutputs, { maxOutputBytes: options.maxOutputBytes });
+          current = (await patchRecord(current.key, () => ({ outputs }))) ?? current;
+        } catch (error) {
+          // An output over the bound, or a link not on the service's address, fails the same way
+          // on every pass: reported once, and the generation handed over with the service's links.
+          if (!isMediaGenError(error) || error.retryable || error.code === 'ABORTED' || !PERMANENT_PERSIST.has(error.code)) throw error;
+          report(error, current);
+        }
       }
       await options.onTerminal?.(viewOf(current));
       await patchRecord(current.key, () => ({ notified: true }));
@@ -246,39 +308,52 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     }
   }
 
-  async function persist(record: GenerationRecord, sink: OutputSink): Promise<string[]> {
-    const id = record.generation_id as string;
-    const count = record.generation?.output_urls?.length ?? (record.generation?.output_url ? 1 : 0);
-    const saved: string[] = [];
-    for (let index = 0; index < count; index++) {
-      const generation = record.generation as Generation;
-      const url = generation.output_urls?.[index] ?? generation.output_url ?? '';
-      // download() signs the link afresh when it is near expiry or refused.
-      const body = await client.generations.download(generation, { index });
-      saved.push(await sink.put(outputName(id, index, url), body, { generationId: id, index, contentType: null }));
-    }
-    return saved;
-  }
-
-  /** Sends (or resends) an intent with its own key and records the answer. */
+  /**
+   * Sends (or resends) an intent with its own key, under this instance's lease (its caller holds
+   * it: `submit` or a reconciler pass), and records the answer, giving the lease back in the same write.
+   */
   async function send(record: GenerationRecord, signal?: AbortSignal): Promise<GenerationRecord> {
     let submitted: SubmitResponse;
     try {
       submitted = await client.generations.create(record.params as TypedGenerateParams, { idempotencyKey: record.key, signal });
     } catch (error) {
-      if (isMediaGenError(error) && !error.retryable && error.code !== 'ABORTED') {
-        // Refused for good: nothing was billed (the service bills only what it accepts), the intent ends here.
+      if (provesRefusal(error)) {
+        // Refused for good by the contract's own answer: nothing was billed, the intent ends here.
         const failed = await patchRecord(record.key, (r) =>
-          r.status === 'submitting' ? { status: 'failed', error: refusal(error), next_check_at: now() } : undefined,
+          r.status === 'submitting' ? { status: 'failed', error: refusalOf(error), next_check_at: now(), ...FREE } : undefined,
         );
         if (failed?.status === 'failed') await notify(failed);
       } else {
-        // Maybe billed, maybe not: the reconciler resends the same key (rule 1 answers the original).
-        await patchRecord(record.key, (r) => (r.status === 'submitting' ? { next_check_at: now() + 1_000 } : undefined));
+        // Maybe billed (an unusable 2xx was billed for sure): resent with the same key, which rule 1
+        // answers with the original. Spaced out as the intent ages, so a service that keeps
+        // answering so is asked less and less often (1 s up to 5 min).
+        await patchRecord(record.key, (r) =>
+          r.status === 'submitting' ? { next_check_at: now() + resendDelay(now() - r.created_at), ...FREE } : undefined,
+        );
       }
       throw error;
     }
-    return observe(record, generationFromSubmit(submitted));
+    return observe(record, generationFromSubmit(submitted), FREE);
+  }
+
+  /**
+   * What the client checks before it sends, checked before the intent is written: the nesting (a
+   * value deep enough to overflow a recursive copy) and the model's schema, when the account's
+   * list has the model (else the service decides, and its refusal ends the intent).
+   */
+  async function checkParams(params: GenerateParams): Promise<void> {
+    if (nestsDeeperThan(params)) {
+      throw routeError('INVALID_BODY', `The params nest deeper than ${MAX_NESTING} levels.`);
+    }
+    const model = await client.models.find(params.model).catch(() => undefined);
+    if (!model) return;
+    let issues: ReturnType<typeof validateParams> = [];
+    try {
+      issues = validateParams(model, params);
+    } catch {
+      // A model entry validation cannot read: the service decides (as the client's own check does).
+    }
+    if (issues.length > 0) throw new ParamsValidationError(params.model, issues);
   }
 
   async function refresh(record: GenerationRecord): Promise<GenerationRecord> {
@@ -337,6 +412,14 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     }
   }
 
+  /** When this instance last deleted refusals past their retention: once a minute is plenty. */
+  let purgedAt = Number.NEGATIVE_INFINITY;
+  async function purge(): Promise<void> {
+    if (now() - purgedAt < 60_000) return;
+    purgedAt = now();
+    await store.purgeRefused(now() - refusedRetentionMs, batch).catch((error: unknown) => report(error));
+  }
+
   let timer: unknown;
   let running: Promise<unknown> | undefined;
   let stopped = true;
@@ -349,10 +432,18 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       }
       const key = submitOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
       if (!isIdempotencyKey(key)) throw new ConfigurationError('idempotencyKey must be 1-255 visible ASCII characters.');
+      // Refused here, before anything is written: a submit the model's schema refuses is never
+      // sent and never billed, so it leaves nothing behind (a refused body costs no disk).
+      await checkParams(params as GenerateParams);
       const at = now();
-      // The reconciler leaves it alone for one lease length (the call in flight); should this
-      // process die, it resends it after that. No lease row to take and give back: one write less.
-      const record: GenerationRecord = { ...newRecord(key, owner, params as GenerateParams, at), next_check_at: at + leaseMs };
+      // Written under this instance's lease, renewed while the call runs: the reconciler leaves
+      // it alone meanwhile, and should this process die, any instance resends it once the lease
+      // lapses (`leaseMs`). Listed to its owner from this write on, as `submitting`.
+      const record: GenerationRecord = {
+        ...newRecord(key, owner, params as GenerateParams, at),
+        lease_holder: me,
+        lease_until: at + leaseMs,
+      };
       // Recorded before it is sent: a crash from here on leaves an intent reconcile() resends.
       if (!(await store.insert(record))) {
         const existing = (await store.get(key)) as GenerationRecord;
@@ -366,9 +457,10 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         }
         // A double click or a resend: the same intent. Sent again only if still unanswered.
         if (existing.status !== 'submitting') return viewOf(existing);
-        return viewOf(await send(existing, submitOptions.signal));
+        // Its first call may still run (here or on another instance): rule 3 answers 409 then, rule 1 the original.
+        return viewOf(await holding(key, () => send(existing, submitOptions.signal)));
       }
-      return viewOf(await send(record, submitOptions.signal));
+      return viewOf(await holding(key, () => send(record, submitOptions.signal)));
     },
 
     async get(owner, id) {
@@ -434,6 +526,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
     },
 
     async reconcile() {
+      await purge();
       const due = await store.due(now(), batch);
       const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0, errors: 0 };
       await Promise.all(
@@ -443,7 +536,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
           following.set(candidate.key, counts);
           try {
             const record = await store.get(candidate.key);
-            if (record) await follow(record, counts);
+            if (record) await holding(candidate.key, () => follow(record, counts));
           } catch (error) {
             report(error, candidate);
           } finally {
@@ -497,13 +590,15 @@ function checkOwner(owner: unknown): void {
     throw new ConfigurationError('The ledger needs an owner without NUL or unpaired surrogates (check what identify returns).');
 }
 
-function refusal(error: unknown): GenerationError {
-  const e = error as { code?: unknown; message?: unknown };
-  return {
-    code: typeof e.code === 'string' ? e.code : 'REFUSED',
-    message: typeof e.message === 'string' ? e.message : '',
-    retryable: false,
-  };
+/** Persist failures that no later pass can change: an output over `maxOutputBytes`, a link off the service's address. */
+const PERMANENT_PERSIST: ReadonlySet<string> = new Set(['OUTPUT_TOO_LARGE', 'CONFIGURATION_ERROR']);
+
+/** A lease given back in the same write that records what its holder learned. */
+const FREE: RecordPatch = { lease_holder: null, lease_until: 0 };
+
+/** The wait before an unanswered intent is resent: half its age, from 1 s up to 5 min. */
+function resendDelay(ageMs: number): number {
+  return Math.min(5 * 60_000, Math.max(1_000, ageMs / 2));
 }
 
 /** The resource a 202 describes: pending, its reservation as `credits_used`. */
@@ -554,25 +649,6 @@ function expiry(url: string): number {
   } catch {
     return 0;
   }
-}
-
-/**
- * `<generation_id>/<index>-<filename>`, each part reduced to `[A-Za-z0-9._-]` (no `..`): the
- * names come from the service's answer, and a sink may map them onto a filesystem.
- */
-export function outputName(generationId: string, index: number, url: string): string {
-  let filename = 'output';
-  try {
-    filename = parseOutputLink(url).filename;
-  } catch {
-    // A link of another shape (a proxy's): the generic name.
-  }
-  const safe = (s: string) =>
-    s
-      .replace(/[^A-Za-z0-9._-]/g, '_')
-      .replace(/^\.+/, '_')
-      .slice(0, 120) || '_';
-  return `${safe(generationId)}/${index}-${safe(filename)}`;
 }
 
 function formatCursor(r: GenerationRecord): string {

@@ -1,6 +1,6 @@
 import type { GenerationRecord, RecordPatch } from './record';
 import type { GenerationStore, ListOptions } from './store';
-import { hasWorkLeft } from './stored-row';
+import { hasWorkLeft, isPurgeable } from './stored-row';
 
 /**
  * In-process store: right for one instance and for tests. Everything is lost with the process;
@@ -61,6 +61,18 @@ export class MemoryGenerationStore implements GenerationStore {
       r.lease_holder = null;
       r.lease_until = 0;
     }
+  }
+
+  async purgeRefused(before: number, limit: number): Promise<number> {
+    let purged = 0;
+    for (const [key, r] of this.#records) {
+      if (purged >= limit) break;
+      if (isPurgeable(r) && r.updated_at < before) {
+        this.#records.delete(key);
+        purged++;
+      }
+    }
+    return purged;
   }
 
   #put(record: GenerationRecord): void {

@@ -42,11 +42,24 @@ export interface GenerationRecord {
   lease_until: number;
 }
 
-/** The fields an `update` may change; `key`, `owner`, `params`, `created_at` never change. */
+/**
+ * The fields an `update` may change; `key`, `owner`, `params`, `created_at` never change. The
+ * lease fields let a holder give its lease back in the same write that records what it learned.
+ */
 export type RecordPatch = Partial<
   Pick<
     GenerationRecord,
-    'status' | 'generation_id' | 'generation' | 'error' | 'unavailable' | 'notified' | 'outputs' | 'updated_at' | 'next_check_at'
+    | 'status'
+    | 'generation_id'
+    | 'generation'
+    | 'error'
+    | 'unavailable'
+    | 'notified'
+    | 'outputs'
+    | 'updated_at'
+    | 'next_check_at'
+    | 'lease_holder'
+    | 'lease_until'
   >
 >;
 

@@ -21,7 +21,7 @@ export interface LedgerGenerationSource {
   list(
     owner: string | undefined,
     page: { limit: number; cursor?: string | undefined },
-  ): Promise<{ generations: (LedgerGeneration & { generation_id: string })[]; next_cursor: string | null }>;
+  ): Promise<{ generations: LedgerGeneration[]; next_cursor: string | null }>;
   submit(
     params: GenerateParams,
     input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
@@ -35,12 +35,9 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
     record: ({ owner, submitted, params }) => ledger.adopt(ownerOf(owner), submitted, params),
     get: (id, owner) => ledger.get(ownerOf(owner), id),
     onEvent: (event) => ledger.applyEvent(event),
-    async list(owner, page) {
-      const result = await ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null });
-      // An intent not yet answered has no id to link to; it shows once answered (or resent).
-      const answered = result.generations.filter((g): g is LedgerGeneration & { generation_id: string } => g.generation_id !== null);
-      return { generations: answered, next_cursor: result.next_cursor };
-    },
+    // Every intent from the moment it is written: one not yet answered reads `submitting: true`
+    // with a null generation_id (its idempotency_key names it), and keeps its place in the list.
+    list: (owner, page) => ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null }),
     async submit(params, { owner, idempotencyKey, signal }) {
       const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal });
       if (g.generation_id === null) {

@@ -45,4 +45,10 @@ export interface GenerationStore {
   claim(key: string, holder: string, until: number, now: number): Promise<boolean>;
   /** Gives the lease back if `holder` has it. */
   release(key: string, holder: string): Promise<void>;
+  /**
+   * Deletes up to `limit` refused intents (no `generation_id`, `failed`, `notified`: nothing was
+   * billed and nothing is left to do) last updated before `before`, and returns how many. The
+   * ledger's retention rule for refusals; a generation the service accepted is never deleted here.
+   */
+  purgeRefused(before: number, limit: number): Promise<number>;
 }

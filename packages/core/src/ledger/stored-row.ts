@@ -51,6 +51,11 @@ export function hasWorkLeft(record: Pick<GenerationRecord, 'status' | 'notified'
   return !isTerminalStatus(record.status) || !record.notified;
 }
 
+/** A refused intent with nothing left to do: what `purgeRefused` may delete (the SQL stores state the same in SQL). */
+export function isPurgeable(record: Pick<GenerationRecord, 'status' | 'notified' | 'generation_id'>): boolean {
+  return record.generation_id === null && record.status === 'failed' && record.notified;
+}
+
 /**
  * The columns a patch sets, encoded as `toStoredRow` encodes them (without `open`, which depends
  * on the stored `status` and `notified` too: a SQL store computes it in the same statement).

@@ -40,7 +40,10 @@ export function errorReply(error: unknown): ErrorReply {
   // The service's answer about the app's key or account: the app's fault, with its own status.
   const appStatus = error.status === undefined ? undefined : APP_KEY.has(error.code) ? 500 : APP_ACCOUNT.has(error.code) ? 503 : undefined;
   // An SDK error that never reached the service has no status of its own: the code table's.
-  const status = appStatus ?? error.status ?? errorCodeInfo(error.code)?.status ?? 500;
+  const given = appStatus ?? error.status ?? errorCodeInfo(error.code)?.status ?? 500;
+  // A refusal is always an error status: an upstream answer that was itself not one (a 2xx whose
+  // body is unusable, a 3xx) failed as a gateway's does, never a 202 carrying an error body.
+  const status = given >= 400 && given <= 599 ? given : 502;
   // The app's own faults (its config, its key or account, a wrapped non-SDK failure such as a
   // store's) stay on the server: their messages can name internals. The code still says what
   // kind of failure it was.

@@ -9,6 +9,8 @@ import { type EventFormat, feedChannel, type StreamHub, type StreamRefusal } fro
 
 /** How many of the user's newest generations a feed sends on connect. */
 const FEED_SNAPSHOT = 20;
+/** How often a feed looks up an unanswered intent of its snapshot (a store read by key). */
+const INTENT_CHECK_MS = 1_000;
 
 const isTerminal = (status: string | undefined) => status === 'completed' || status === 'failed';
 
@@ -25,7 +27,8 @@ export function statusRank(status: string | undefined): number {
 /** A generation's stream event: its id is the status rank. */
 const generationEvent: EventFormat = (generation, json) => `id: ${statusRank(generation.status)}\ndata: ${json}\n\n`;
 /** A feed event: its id names the generation too, as one feed carries many. */
-const feedEvent: EventFormat = (generation, json) => `id: ${generation.generation_id}.${statusRank(generation.status)}\ndata: ${json}\n\n`;
+const feedEvent: EventFormat = (generation, json) =>
+  `id: ${generation.generation_id ?? generation.idempotency_key}.${statusRank(generation.status)}\ndata: ${json}\n\n`;
 const encoder = new TextEncoder();
 const errorEvent = (error: unknown) => encoder.encode(`event: error\ndata: ${JSON.stringify(errorReply(error).body)}\n\n`);
 
@@ -85,6 +88,10 @@ export async function freshGenerationStream(
  */
 function generationStream(hub: StreamHub, first: Generation, request: Request, owner: string | undefined): Response {
   const id = first.generation_id;
+  // An intent whose submit is not answered yet (`submitting`) has nothing to follow at the
+  // service: its state, then the stream ends and the browser asks again in a second by the same
+  // key, which then reads the generation (event id 0, so its first state is sent then).
+  if (id === null) return intentStream(first);
   const claimed = Number.parseInt(request.headers.get('last-event-id') ?? '', 10) || 0;
   // The browser has the terminal state: 204 is what stops an EventSource reconnecting (HTML: server-sent events).
   if (isTerminal(first.status) && statusRank(first.status) <= claimed) return new Response(null, { status: 204 });
@@ -150,7 +157,9 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   })!;
   context.request.signal?.addEventListener('abort', () => connection.abort(), { once: true });
 
-  const send = (generation: Generation) => connection.send(generation.generation_id, hub.event(generation, feedEvent));
+  // Keyed by generation, an unanswered intent by its idempotency key: a slow reader gets each one's latest state.
+  const send = (generation: Generation) =>
+    connection.send(generation.generation_id ?? String(generation.idempotency_key), hub.event(generation, feedEvent));
   const sendIfVisible = (generation: Generation) => {
     if (connection.closed) return;
     const shown = visible(generation);
@@ -184,6 +193,27 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
     if (connection.closed || over) stop();
     if (!connection.closed) follows.set(id, over ? followed : stop);
   };
+  /**
+   * An intent whose submit is not answered yet (after a crash, its resend may come from another
+   * instance, which announces nothing here): sent as it is, then read from the source by its key
+   * every `INTENT_CHECK_MS` until it has its id, sent again (the page swaps the entry by its
+   * key) and followed from there.
+   */
+  const awaitAnswer = (entry: { [key: string]: unknown }) => {
+    const key = entry.idempotency_key;
+    if (typeof key !== 'string') return;
+    sendIfVisible(entry as unknown as Generation);
+    const check = async () => {
+      if (connection.closed) return;
+      const found = (await Promise.resolve(source.get(key, context.owner)).catch(() => undefined)) as Generation | undefined;
+      if (connection.closed) return;
+      if (typeof found?.generation_id !== 'string') return void later();
+      sendIfVisible(found);
+      follow(found.generation_id);
+    };
+    const later = () => (setTimeout(check, INTENT_CHECK_MS) as { unref?(): void }).unref?.();
+    later();
+  };
   try {
     unsubscribe = hub.onSubmitted(await feedChannel(context.owner), follow);
     const page = await source.list(context.owner, { limit: FEED_SNAPSHOT });
@@ -191,7 +221,8 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
       const status = typeof entry.status === 'string' ? entry.status : undefined;
       // A terminal entry the source kept whole is sent as it is; the rest are read and followed.
       if (isTerminal(status) && 'model' in entry) sendIfVisible(entry as unknown as Generation);
-      else follow(entry.generation_id);
+      else if (entry.generation_id !== null) follow(entry.generation_id);
+      else awaitAnswer(entry);
     }
   } catch (error) {
     connection.send('error', errorEvent(error));
@@ -199,6 +230,11 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
   }
   if (connection.closed) unsubscribe?.();
   return connection.response;
+}
+
+function intentStream(intent: Generation): Response {
+  const body = `retry: ${INTENT_CHECK_MS}\nid: 0\ndata: ${JSON.stringify(intent)}\n\n`;
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform' } });
 }
 
 /** What a feed keeps for an id it followed to the end: nothing left to stop. */

@@ -1,4 +1,5 @@
 import { BODY_TIMEOUT, BODY_TOO_LARGE, decodeJsonText, isJsonContentType, readBody } from '../util/body';
+import { MAX_NESTING, nestsDeeperThan } from '../util/nesting';
 import { routeError } from './route-error';
 
 /**
@@ -22,5 +23,7 @@ export async function readJsonObject(request: Request, maxBytes: number, timeout
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw routeError('INVALID_BODY', 'The body must be a JSON object.');
+  // Before any hook, validator or copy walks it recursively (as the service's parser bounds it).
+  if (nestsDeeperThan(value)) throw routeError('INVALID_BODY', `The body nests deeper than ${MAX_NESTING} levels.`);
   return value as Record<string, unknown>;
 }

@@ -11,8 +11,12 @@ export interface SubmittedGeneration {
 
 /** A page of what the app knows, newest first. */
 export interface GenerationPage {
-  /** Each at least `{ generation_id }`; the source decides what else it keeps. */
-  generations: readonly { generation_id: string; [key: string]: unknown }[];
+  /**
+   * Each at least `{ generation_id }`; the source decides what else it keeps. A null id is an
+   * intent whose submit is not answered yet (the ledger's `submitting: true`, named by its
+   * `idempotency_key`): listed from the moment it is written, so a paid submit never vanishes.
+   */
+  generations: readonly { generation_id: string | null; [key: string]: unknown }[];
   /** Pass back as `cursor` for the next page; null or absent on the last one. */
   next_cursor?: string | null;
 }

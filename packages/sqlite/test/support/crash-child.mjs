@@ -3,11 +3,12 @@
 //   in-flight     the call is in flight (the parent kills it once the service has billed)
 //   after-202     the 202 is back, the generation id not yet written
 //   in-handler    inside the app's handler for the terminal state
-//   none          a restart: reconcile until every intent is terminal and handed over, then exit
+//   none          a restart: list the owner's generations (prints `visible <state>` when the
+//                 intent is listed), reconcile until it is terminal and handed over, then exit
 // Each handler run that finishes appends `<generation_id> <status>` to HANDLED_FILE.
 import { appendFileSync } from 'node:fs';
 import { MediaGenClient } from '@mediagen/core';
-import { createGenerationLedger } from '@mediagen/core/ledger';
+import { createGenerationLedger, ledgerSource } from '@mediagen/core/ledger';
 import { SqliteGenerationStore } from '../../dist/index.js';
 
 const { DB_FILE, BASE_URL, API_KEY, CRASH_AT, HANDLED_FILE, KEY } = process.env;
@@ -24,8 +25,9 @@ store.update = async (key, version, patch) => {
   if (CRASH_AT === 'after-202' && patch.generation_id) die();
   return update(key, version, patch);
 };
-// A restart runs on a clock past every lease and resend delay the dead run left behind.
-const skew = CRASH_AT === 'none' ? 10 * 60_000 : 0;
+// A restart's clock runs SKEW_MS ahead (default 0, the real clock, as the soak measures it): a
+// test sets it just past one lease, to show the dead run's intent taken up without any wait.
+const skew = CRASH_AT === 'none' ? Number(process.env.SKEW_MS ?? 0) : 0;
 const ledger = createGenerationLedger({
   client: new MediaGenClient({ apiKey: API_KEY, baseUrl: BASE_URL, maxRetries: 0 }),
   store,
@@ -37,6 +39,10 @@ const ledger = createGenerationLedger({
 });
 
 if (CRASH_AT === 'none') {
+  // Listed to its owner at once, before anything is resent: `visible <state>`, or `not-visible`.
+  const { generations } = await ledgerSource(ledger).list('alice', { limit: 20 });
+  const intent = generations.find((g) => g.idempotency_key === KEY);
+  process.stdout.write(intent ? `visible ${intent.submitting ? 'submitting' : intent.status}\n` : 'not-visible\n');
   for (;;) {
     await ledger.reconcile();
     const record = await store.get(KEY);
