@@ -153,7 +153,9 @@ describe('the sample page in a real Chromium', () => {
       const page = await context.newPage();
       await page.goto(second.origin + '/');
       const item = page.locator(`#list li[data-id="${body.generation_id}"]`);
-      await item.locator('.unavailable').waitFor({ timeout: 15_000 });
+      await item.locator('[data-gone]').waitFor({ timeout: 15_000 });
+      expect(await item.locator('[data-gone]').textContent()).toMatch(/no longer available/i);
+      expect(await item.locator('img, video, audio').count()).toBe(0);
       expect(await item.getAttribute('data-status')).toBe('completed');
     } finally {
       await second?.close();

@@ -87,7 +87,7 @@ describe('the sample page in a real Chromium', () => {
     expect(failures).toEqual([]);
     // The page's user is the cookie the app set on first contact, out of the page's scripts' reach.
     const [cookie] = await context.cookies(stack.origin);
-    expect(cookie).toMatchObject({ name: 'nest_sample_user', httpOnly: true, sameSite: 'Lax' });
+    expect(cookie).toMatchObject({ name: 'mediagen_user', httpOnly: true, sameSite: 'Lax' });
     expect(await page.evaluate(() => document.cookie)).toBe('');
     // Kept for a person to look at: test-output/page.png (git-ignored).
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
