@@ -10,11 +10,11 @@ const TEMPLATES = fileURLToPath(new URL('../dist/templates', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'create-mediagen-shared-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A tree with apps/shared and every copy, as in the repo, to plant differences in. */
+/** A tree with apps/shared and every copy written from its source, to plant differences in. */
 function treeCopy(): string {
   const root = mkdtempSync(join(scratch, 'root-'));
   cpSync(SHARED, join(root, 'apps', 'shared'), { recursive: true });
-  for (const { sample, path, copy } of sharedCopies()) cpSync(copy, join(root, 'apps', sample, path));
+  for (const { sample, path, source } of sharedCopies()) cpSync(source, join(root, 'apps', sample, path));
   return root;
 }
 
