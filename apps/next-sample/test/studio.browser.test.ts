@@ -296,6 +296,25 @@ describe('the studio in a real Chromium, against next start and a real emulator'
     await expect.poll(() => page.locator('#error').textContent()).toMatch(/CONTENT_POLICY_VIOLATION/);
   });
 
+  it('a submit the service holds (billed, unanswered) is a card at once in another tab: submitting, no charge shown, then the same card completes', async () => {
+    const page = await open();
+    await stack.emulator.faults.add({ endpoint: 'generate', when: 'after', hold: true });
+    await page.fill('#param-prompt', 'held, then answered');
+    await page.click('#submit');
+    await stack.emulator.faults.held({ min: 1 });
+    // The same user's second tab, while the answer is held: the intent is listed as its own card.
+    const other = await open();
+    const card = other.locator('#list li').filter({ hasText: 'held, then answered' });
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: 20_000 }).toBe('submitting');
+    expect(await card.locator('[data-submitting]').textContent()).toMatch(/never billed twice/);
+    expect(await card.locator('.meta').textContent()).not.toMatch(/credits/);
+    expect(await stack.emulator.faults.release()).toBe(1);
+    // Followed by its key: the same card (one card, never a second) turns into the generation.
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000 }).toBe('completed');
+    expect(await other.locator('#list li').filter({ hasText: 'held, then answered' }).count()).toBe(1);
+    expect(await card.getAttribute('data-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it("the page's first load lists only this browser's generations: another browser (another user) sees none of them", async () => {
     const page = await open();
     // Submitted as this browser's user (`page.request` sends its cookie), then the page loaded again.

@@ -43,7 +43,11 @@ function Card({
   // One object per change of its inputs (the list's record, the hook's last answer; both keep
   // their identity across renders), not per render: the effect below depends on it.
   const polled = live.generation as Partial<StudioGeneration> | undefined;
-  const g = useMemo(() => ({ ...stored, ...polled }) as StudioGeneration, [stored, polled]);
+  // `submitting` is the ledger's: a state read from the service (which has no such field) ends it.
+  const g = useMemo(
+    () => ({ ...stored, ...polled, submitting: (polled ?? stored).submitting === true }) as StudioGeneration,
+    [stored, polled],
+  );
   const terminal = g.status === 'completed' || g.status === 'failed';
 
   // Tells the list once when this card settles, not again on every later render.
@@ -81,8 +85,13 @@ function Card({
           </p>
         ) : null}
         <p className="meta muted small">
-          {g.credits_used === null ? null : terminal ? `${g.credits_used} credits` : `${g.credits_used} credits reserved`}
-          {` · ${new Date(g.created_at).toLocaleTimeString('en-GB')}`}
+          {/* No charge is shown for an intent the service has not answered: it states none yet. */}
+          {[
+            g.credits_used === null || g.submitting ? null : terminal ? `${g.credits_used} credits` : `${g.credits_used} credits reserved`,
+            new Date(g.created_at).toLocaleTimeString('en-GB'),
+          ]
+            .filter(Boolean)
+            .join(' · ')}
         </p>
       </div>
     </li>
