@@ -74,6 +74,54 @@ describe('an intent is visible from the moment it is written', () => {
   });
 });
 
+describe('the feed stream shows an intent too', () => {
+  it('a feed opened while the service holds a billed answer sends the intent, then the same entry (its key) with the generation', async () => {
+    const store = new MemoryGenerationStore();
+    const { handler } = handlerOn(store);
+    await emu.fault({ endpoint: 'generate', when: 'after', hold: true });
+    const answer = handler(
+      new Request(`${BASE}/generations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user': 'ada', 'idempotency-key': 'feed-1' },
+        body: JSON.stringify({ model: 'image-fast', prompt: 'in the feed' }),
+      }),
+    );
+    await emu.control('GET', '/faults/held?min=1');
+    const abort = new AbortController();
+    const feed = await handler(new Request(`${BASE}/generations/events`, { headers: { 'x-user': 'ada' }, signal: abort.signal }));
+    const reader = (feed.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    const events: Record<string, unknown>[] = [];
+    let buffer = '';
+    const next = async () => {
+      for (;;) {
+        const done = buffer.indexOf('\n\n');
+        if (done >= 0) {
+          const block = buffer.slice(0, done);
+          buffer = buffer.slice(done + 2);
+          const data = block.split('\n').find((line) => line.startsWith('data: '));
+          if (data) return JSON.parse(data.slice(6)) as Record<string, unknown>;
+          continue;
+        }
+        const { value, done: ended } = await reader.read();
+        if (ended) throw new Error('the feed ended');
+        buffer += value;
+      }
+    };
+    events.push(await next());
+    expect(events[0]).toMatchObject({ generation_id: null, submitting: true });
+    await emu.control('POST', '/faults/release', {});
+    const { generation_id } = (await (await answer).json()) as { generation_id: string };
+    // Then the same entry (its key) with the generation, followed from there: the page swaps the
+    // intent for it by its key (the generation's own states, announced by the submit, may come first).
+    const key = events[0]?.idempotency_key;
+    const swapped = (e: Record<string, unknown> | undefined) => e?.generation_id === generation_id && e?.idempotency_key === key;
+    for (let i = 0; i < 8 && !swapped(events.at(-1)); i++) events.push(await next());
+    expect(events.at(-1)).toMatchObject({ generation_id, idempotency_key: key });
+    abort.abort();
+    await reader.cancel().catch(() => {});
+  });
+});
+
 describe('a dead instance’s intents are taken up when its lease lapses', () => {
   it('an intent written by an instance that died before its call is resent on the first pass past one lease (6 s), billed once', async () => {
     const store = new MemoryGenerationStore();
