@@ -31,22 +31,31 @@ function handlerOn(store: GenerationStore, now = Date.now) {
   return { ledger, handler };
 }
 
+/** A submit through the route that the service bills, then holds its 202 of; resolves once it is held, with the route's answer to come. */
+async function submitHeld(
+  handler: (request: Request) => Promise<Response>,
+  key: string,
+  prompt: string,
+): Promise<{ answer: Promise<Response> }> {
+  await emu.fault({ endpoint: 'generate', when: 'after', hold: true });
+  const answer = handler(
+    new Request(`${BASE}/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-user': 'ada', 'idempotency-key': key },
+      body: JSON.stringify({ model: 'image-fast', prompt }),
+    }),
+  );
+  await emu.control('GET', '/faults/held?min=1');
+  return { answer }; // wrapped: an async function would wait for the held answer it returned
+}
+
 type Listed = { generation_id: string | null; idempotency_key: string; submitting: boolean; status: string };
 
 describe('an intent is visible from the moment it is written', () => {
   it('listed and readable by its key while the service holds its (billed) answer, then the same entry carries the generation', async () => {
     const store = new MemoryGenerationStore();
     const { handler } = handlerOn(store);
-    // The service bills the submit, then sits on its 202.
-    await emu.fault({ endpoint: 'generate', when: 'after', hold: true });
-    const answer = handler(
-      new Request(`${BASE}/generations`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-user': 'ada', 'idempotency-key': 'held-1' },
-        body: JSON.stringify({ model: 'image-fast', prompt: 'held answer' }),
-      }),
-    );
-    await emu.control('GET', '/faults/held?min=1');
+    const { answer } = await submitHeld(handler, 'held-1', 'held answer');
 
     const during = (await (await handler(read('/generations'))).json()) as { generations: Listed[] };
     expect(during.generations).toHaveLength(1);
@@ -78,15 +87,7 @@ describe('the feed stream shows an intent too', () => {
   it('a feed opened while the service holds a billed answer sends the intent, then the same entry (its key) with the generation', async () => {
     const store = new MemoryGenerationStore();
     const { handler } = handlerOn(store);
-    await emu.fault({ endpoint: 'generate', when: 'after', hold: true });
-    const answer = handler(
-      new Request(`${BASE}/generations`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-user': 'ada', 'idempotency-key': 'feed-1' },
-        body: JSON.stringify({ model: 'image-fast', prompt: 'in the feed' }),
-      }),
-    );
-    await emu.control('GET', '/faults/held?min=1');
+    const { answer } = await submitHeld(handler, 'feed-1', 'in the feed');
     const abort = new AbortController();
     const feed = await handler(new Request(`${BASE}/generations/events`, { headers: { 'x-user': 'ada' }, signal: abort.signal }));
     const reader = (feed.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
