@@ -1,5 +1,5 @@
 import { errorResponse } from '../server/error-reply';
-import type { MediaGenHandler } from '../server/handler';
+import type { RouteName } from '../server/routes';
 import { bodyParsedError } from './body-parsed';
 import { parserRefusal, parserRefusalResponse } from './parser-refusal';
 import { findRawBody } from './raw-body';
@@ -15,6 +15,16 @@ export interface NodeHandlerOptions<Req> {
   url?(req: Req): string;
   /** Sees a failure to answer at all (the response stream broke). Default `console.error`. */
   onError?(error: unknown): void;
+}
+
+/**
+ * What core's Node layer mounts: `createMediaGenHandler`'s handler, or the webhook receiver alone
+ * (`createWebhookHandler`), both a Web `Request` in (the framework's request as `platform`) and a
+ * `route()` that names which of the handler's routes a path is.
+ */
+export interface MountableHandler<Req> {
+  (request: Request, platform?: Req): Promise<Response>;
+  route(method: string, pathname: string): RouteName | undefined;
 }
 
 /** Answers one Node request; with `next`, a path that is none of the handler's routes goes on to it untouched. */
@@ -36,7 +46,7 @@ export interface NodeHandler<Req> {
  * and refused on the webhook route, whose signature covers bytes that are gone.
  */
 export function createNodeHandler<Req extends NodeRequestSource>(
-  handler: MediaGenHandler<Req>,
+  handler: MountableHandler<Req>,
   options: NodeHandlerOptions<Req> = {},
 ): NodeHandler<Req> {
   const routeOf = (req: Req) => {
