@@ -6,7 +6,7 @@
  * runtime does no harm. The pieces only the adapters need are in `@mediagen/core/internal`.
  */
 
-export { createNodeHandler, type MountableHandler, type NodeHandler, type NodeHandlerOptions } from './node/node-handler';
+export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from './node/node-handler';
 export { sendWebResponse } from './node/send-response';
 export type { NodeRequestLike, NodeRequestSource, NodeResponseLike, WrappedNodeRequest } from './node/types';
 export { type ToWebRequestOptions, toWebRequest } from './node/web-request';

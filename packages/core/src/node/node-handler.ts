@@ -1,5 +1,6 @@
 import { errorResponse } from '../server/error-reply';
-import type { RouteName } from '../server/routes';
+import type { MediaGenHandler } from '../server/handler';
+import type { WebhookHandler } from '../server/webhook';
 import { bodyParsedError } from './body-parsed';
 import { parserRefusal, parserRefusalResponse } from './parser-refusal';
 import { findRawBody } from './raw-body';
@@ -15,16 +16,6 @@ export interface NodeHandlerOptions<Req> {
   url?(req: Req): string;
   /** Sees a failure to answer at all (the response stream broke). Default `console.error`. */
   onError?(error: unknown): void;
-}
-
-/**
- * What core's Node layer mounts: `createMediaGenHandler`'s handler, or the webhook receiver alone
- * (`createWebhookHandler`), both a Web `Request` in (the framework's request as `platform`) and a
- * `route()` that names which of the handler's routes a path is.
- */
-export interface MountableHandler<Req> {
-  (request: Request, platform?: Req): Promise<Response>;
-  route(method: string, pathname: string): RouteName | undefined;
 }
 
 /** Answers one Node request; with `next`, a path that is none of the handler's routes goes on to it untouched. */
@@ -45,8 +36,15 @@ export interface NodeHandler<Req> {
  * middleware already parsed is passed on as JSON on the app's routes (nothing there is signed)
  * and refused on the webhook route, whose signature covers bytes that are gone.
  */
+export function createNodeHandler<Req extends NodeRequestSource>(handler: MediaGenHandler<Req>, options?: NodeHandlerOptions<Req>): NodeHandler<Req>;
+/**
+ * The webhook receiver alone (`createWebhookHandler`) on any Node server: every path it is
+ * given is its route. (Build the receiver in its own statement, or name its platform type:
+ * nested in this call, TypeScript infers it from the first signature.)
+ */
+export function createNodeHandler<Req extends NodeRequestSource>(handler: WebhookHandler<Req>, options?: NodeHandlerOptions<Req>): NodeHandler<Req>;
 export function createNodeHandler<Req extends NodeRequestSource>(
-  handler: MountableHandler<Req>,
+  handler: MediaGenHandler<Req> | WebhookHandler<Req>,
   options: NodeHandlerOptions<Req> = {},
 ): NodeHandler<Req> {
   const routeOf = (req: Req) => {
