@@ -36,13 +36,19 @@ export interface NodeHandler<Req> {
  * middleware already parsed is passed on as JSON on the app's routes (nothing there is signed)
  * and refused on the webhook route, whose signature covers bytes that are gone.
  */
-export function createNodeHandler<Req extends NodeRequestSource>(handler: MediaGenHandler<Req>, options?: NodeHandlerOptions<Req>): NodeHandler<Req>;
+export function createNodeHandler<Req extends NodeRequestSource>(
+  handler: MediaGenHandler<Req>,
+  options?: NodeHandlerOptions<Req>,
+): NodeHandler<Req>;
 /**
  * The webhook receiver alone (`createWebhookHandler`) on any Node server: every path it is
  * given is its route. (Build the receiver in its own statement, or name its platform type:
  * nested in this call, TypeScript infers it from the first signature.)
  */
-export function createNodeHandler<Req extends NodeRequestSource>(handler: WebhookHandler<Req>, options?: NodeHandlerOptions<Req>): NodeHandler<Req>;
+export function createNodeHandler<Req extends NodeRequestSource>(
+  handler: WebhookHandler<Req>,
+  options?: NodeHandlerOptions<Req>,
+): NodeHandler<Req>;
 export function createNodeHandler<Req extends NodeRequestSource>(
   handler: MediaGenHandler<Req> | WebhookHandler<Req>,
   options: NodeHandlerOptions<Req> = {},
