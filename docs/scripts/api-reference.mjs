@@ -25,6 +25,8 @@ function writeEntryModules() {
       throw new Error(`${pkg.name} is published but not a devDependency of docs/package.json: add "${pkg.name}": "workspace:*"`);
     }
     for (const { specifier, types } of entries) {
+      // `@mediagen/core/internal` is not public (no semver, see core's README): not in the reference.
+      if (specifier.endsWith('/internal')) continue;
       if (!existsSync(types)) throw new Error(`${types} is missing: build ${pkg.name} first (pnpm build)`);
       const file = join(ENTRIES, `${specifier.replace(/^@/, '').replace(/\//g, '__')}.ts`);
       const target = relative(ENTRIES, types)

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
-import { webhookRefusal } from '@mediagen/core/server';
+import { webhookRefusal } from '@mediagen/core/internal';
 import * as wire from '@mediagen/core/wire';
 import { startEmulator } from '@mediagen/emulator';
 import { HTTP_CODES, RECEIVER_CODES, SDK_CODES, SERVICE_CODES } from './code-notes.mjs';

@@ -5,7 +5,16 @@ import { defineConfig } from 'tsup';
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/wire.ts', 'src/server.ts', 'src/node.ts', 'src/testing.ts', 'src/ledger.ts', 'src/standard-schema.ts'],
+  entry: [
+    'src/index.ts',
+    'src/wire.ts',
+    'src/server.ts',
+    'src/node.ts',
+    'src/testing.ts',
+    'src/ledger.ts',
+    'src/standard-schema.ts',
+    'src/internal.ts',
+  ],
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0', stripInternal: true } },
   define: { __MEDIAGEN_VERSION__: JSON.stringify(version) },

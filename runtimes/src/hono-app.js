@@ -5,7 +5,7 @@
  * Everything the app needs comes in `env`, so no runtime's env access is assumed.
  */
 import { MediaGenClient } from '@mediagen/core';
-import { mediagen } from '@mediagen/hono';
+import { createRouteHandler } from '@mediagen/hono';
 import { Hono } from 'hono';
 
 /** Where the app is mounted; the webhook route the emulator delivers to is under it. */
@@ -16,6 +16,6 @@ export const HONO_WEBHOOK_ROUTE = `${HONO_BASE}/webhooks/mediagen`;
 export function createHonoApp(env) {
   const app = new Hono();
   const client = new MediaGenClient({ apiKey: env.apiKey, baseUrl: env.baseUrl });
-  app.use(`${HONO_BASE}/*`, mediagen({ client, basePath: HONO_BASE, webhook: { secrets: env.webhookSecret, onEvent: () => {} } }));
+  app.use(createRouteHandler({ client, basePath: HONO_BASE, webhook: { secrets: env.webhookSecret, onEvent: () => {} } }));
   return app;
 }

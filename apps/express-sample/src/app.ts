@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { type MediaGenRouterOptions, mediagenRouter } from '@mediagen/express';
+import { createRouteHandler, type RouteHandlerOptions } from '@mediagen/express';
 import express, { type Express } from 'express';
 import { userCookie } from './user.js';
 
 export interface AppOptions {
   /** The routes under `/api` (`sample.ts` fills them in: client, identify, the ledger, the webhook). */
-  mediagen: MediaGenRouterOptions;
+  mediagen: RouteHandlerOptions;
   /** Where persisted outputs live, served at `/outputs`; absent when outputs are not kept. */
   outputsDir?: string | undefined;
 }
@@ -22,7 +22,7 @@ export function createApp({ mediagen, outputsDir }: AppOptions): Express {
   // Before the routes, so a first visit (the page) already gets its user; the service's webhook
   // deliveries carry no cookie and need no user.
   app.use((req, res, next) => (req.path === '/api/webhooks/mediagen' ? next() : userCookie(req, res, next)));
-  app.use('/api', mediagenRouter(mediagen));
+  app.use('/api', createRouteHandler(mediagen));
   if (outputsDir) app.use('/outputs', express.static(outputsDir, { fallthrough: false, index: false }));
   app.get('/', (_req, res) => res.sendFile(page));
   return app;

@@ -17,9 +17,9 @@ describeRouteConformance({ name: 'express-sample', start: ({ basePath: _, ...med
 const unusedClient = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
 describeWebhookConformance({
   name: 'express-sample',
-  async start({ secrets, onEvent, limit }) {
+  async start({ secrets, onEvent, maxBodyBytes }) {
     const server = await listen(
-      createApp({ mediagen: { client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes: limit }, onError: () => {} } }),
+      createApp({ mediagen: { client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes }, onError: () => {} } }),
     );
     return { url: `${server.origin}/api/webhooks/mediagen`, close: server.close };
   },

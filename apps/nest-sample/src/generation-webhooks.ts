@@ -1,4 +1,5 @@
-import { type GenerationFailedEvent, OnGenerationEvent } from '@mediagen/nestjs';
+import type { GenerationFailedEvent } from '@mediagen/core';
+import { OnGenerationEvent } from '@mediagen/nestjs';
 import { Injectable, Logger } from '@nestjs/common';
 
 /**

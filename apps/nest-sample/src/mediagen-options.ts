@@ -1,4 +1,5 @@
-import type { GenerationSource, MediaGenModuleOptions, MediaGenRoutesOptions, MediaGenWebhookOptions } from '@mediagen/nestjs';
+import type { GenerationSource } from '@mediagen/core/server';
+import type { MediaGenModuleOptions, MediaGenModuleRoutesOptions, MediaGenModuleWebhookOptions } from '@mediagen/nestjs';
 import type { FactoryProvider } from '@nestjs/common';
 import type { SampleConfig } from './config.js';
 import { GENERATION_SOURCE, MEDIAGEN_OPTIONS, SAMPLE_CONFIG } from './tokens.js';
@@ -6,8 +7,8 @@ import { currentUser } from './user.js';
 
 /** What `MediaGenModule` serves with, less where: `AppModule` mounts the routes at /api and the receiver beside them. */
 export interface SampleMediaGenOptions extends Omit<MediaGenModuleOptions, 'routes' | 'webhook'> {
-  routes: Omit<MediaGenRoutesOptions, 'basePath'>;
-  webhook: Omit<MediaGenWebhookOptions, 'path'>;
+  routes: Omit<MediaGenModuleRoutesOptions, 'basePath'>;
+  webhook: Omit<MediaGenModuleWebhookOptions, 'path'>;
 }
 
 /**

@@ -6,15 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRouteConformance, describeWebhookConformance, type RouteAdapterOptions } from '@mediagen/conformance';
+import type { WebhookEvent } from '@mediagen/core';
 import { MediaGenClient } from '@mediagen/core';
-import {
-  type GenerationSource,
-  MEDIAGEN_CLIENT,
-  type MediaGenWebhookContext,
-  type NestPlatformRequest,
-  OnGenerationEvent,
-  type WebhookEvent,
-} from '@mediagen/nestjs';
+import type { GenerationSource, MediaGenWebhookContext } from '@mediagen/core/server';
+import { MEDIAGEN_CLIENT, type NestPlatformRequest, OnGenerationEvent } from '@mediagen/nestjs';
 import { Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../src/app.module.js';
@@ -77,10 +72,10 @@ describeRouteConformance({
 const unusedClient = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
 describeWebhookConformance({
   name: 'nest-sample',
-  async start({ secrets, onEvent, limit }) {
+  async start({ secrets, onEvent, maxBodyBytes }) {
     const app = await startSample({
       client: unusedClient,
-      options: () => ({ routes: {}, webhook: { secrets, maxBodyBytes: limit }, onError: () => {} }),
+      options: () => ({ routes: {}, webhook: { secrets, maxBodyBytes }, onError: () => {} }),
       onEvent,
     });
     return { url: `${app.origin}/api/webhooks/mediagen`, close: app.close };

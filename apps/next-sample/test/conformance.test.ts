@@ -51,8 +51,8 @@ describeRouteConformance({
 const unusedClient = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
 describeWebhookConformance({
   name: 'next-sample',
-  async start({ secrets, onEvent, limit }) {
-    const app = await startStudio(unusedClient, () => ({ webhook: { secrets, onEvent, maxBodyBytes: limit }, onError: () => {} }));
+  async start({ secrets, onEvent, maxBodyBytes }) {
+    const app = await startStudio(unusedClient, () => ({ webhook: { secrets, onEvent, maxBodyBytes }, onError: () => {} }));
     return { url: `${app.origin}/api/webhooks/mediagen`, close: app.close };
   },
 });

@@ -6,8 +6,8 @@ import { deliver, deliverByNode, makePayload, sendUnfinishedBody } from './deliv
 export interface WebhookAdapterOptions {
   secrets: string[];
   onEvent(event: WebhookEvent): unknown;
-  /** Body size limit in bytes. */
-  limit: number;
+  /** Largest body, in bytes (the adapters' `maxBodyBytes`). */
+  maxBodyBytes: number;
 }
 
 export interface StartedAdapter {
@@ -54,7 +54,7 @@ export function describeWebhookConformance(target: WebhookConformanceTarget): vo
     beforeAll(async () => {
       server = await target.start({
         secrets: [OLD_SECRET, NEW_SECRET],
-        limit: LIMIT,
+        maxBodyBytes: LIMIT,
         onEvent: async (event) => {
           await behaviour(event);
           events.push(event);
@@ -235,7 +235,7 @@ export function describeWebhookConformance(target: WebhookConformanceTarget): vo
 
     it('a second receiver in the same process keeps its own de-duplication state', async () => {
       const other: WebhookEvent[] = [];
-      const second = await target.start({ secrets: [NEW_SECRET], limit: LIMIT, onEvent: (event) => void other.push(event) });
+      const second = await target.start({ secrets: [NEW_SECRET], maxBodyBytes: LIMIT, onEvent: (event) => void other.push(event) });
       try {
         const payload = makePayload();
         for (const url of [server.url, second.url, server.url, second.url]) {

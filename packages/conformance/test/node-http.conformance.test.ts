@@ -1,11 +1,13 @@
-import { createNodeWebhookHandler } from '@mediagen/core/node';
+import type { IncomingMessage } from 'node:http';
+import { createNodeHandler } from '@mediagen/core/node';
+import { createWebhookHandler } from '@mediagen/core/server';
 import { describeWebhookConformance, listen } from '../src/index';
 
-// Core's Node layer on a bare node:http server: the base every Node adapter builds on.
+// Core's receiver alone through core's Node layer on a bare node:http server: the base every Node adapter builds on.
 describeWebhookConformance({
-  name: 'node:http (createNodeWebhookHandler)',
+  name: 'node:http (createNodeHandler(createWebhookHandler))',
   async start(options) {
-    const receive = createNodeWebhookHandler({ ...options, onError: () => {} });
+    const receive = createNodeHandler(createWebhookHandler<IncomingMessage>({ ...options, onError: () => {} }));
     const server = await listen((req, res) => void receive(req, res));
     return { url: `${server.origin}/webhooks`, close: server.close };
   },

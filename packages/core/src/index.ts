@@ -1,7 +1,8 @@
 /**
- * `@mediagen/core`: what an app uses to call the service. Server pieces live in
- * `@mediagen/core/server` (and `/node`), the contract's constants in `/wire`, test switches in
- * `/testing`.
+ * `@mediagen/core`: what an app uses to call the service, and the service's wire types. Server
+ * pieces live in `@mediagen/core/server` (and `/node`), the contract's constants and tables in
+ * `/wire`, the ledger in `/ledger`, test switches in `/testing`. `@mediagen/core/internal` is not
+ * public (see the README).
  */
 export { type ClientOptions, DEFAULT_BASE_URL, MediaGenClient } from './client';
 export * from './errors';
@@ -18,8 +19,32 @@ export { creditsForQuality, creditsForReferences, type PriceQuote, quotePrice } 
 export type { ModelParamsRegistry, TypedGenerateParams } from './params/registry';
 export { validateParams } from './params/validate';
 export type { DownloadOptions, RunOptions, Submitted, WaitOptions } from './resources/generations';
-export type * from './types';
-export type { DedupeClaim, WebhookDedupeStore } from './webhooks/dedupe';
+export type {
+  CompletedWebhookPayload,
+  CreditsBand,
+  CreditsSummary,
+  ErrorBody,
+  EstimateResponse,
+  FailedWebhookPayload,
+  GenerateParams,
+  Generation,
+  GenerationError,
+  GenerationStatus,
+  Model,
+  ModelCategory,
+  ModelKind,
+  ModelList,
+  ParamKey,
+  ParamSpec,
+  ParamSpecType,
+  PricingSource,
+  RateLimitInfo,
+  SizeOption,
+  SubmitResponse,
+  TerminalStatus,
+  WebhookEventType,
+  WebhookPayload,
+} from './types';
 export {
   type GenerationCompletedEvent,
   type GenerationFailedEvent,

@@ -15,10 +15,8 @@ export {
 } from './ledger/ledger';
 export { MemoryGenerationStore } from './ledger/memory-store';
 export type { OutputInfo, OutputSink } from './ledger/output-sink';
-export { DEFAULT_MAX_OUTPUT_BYTES, OutputTooLargeError, outputName, type PersistOptions, persistOutputs } from './ledger/persist-outputs';
-export { type Precedence, precedence } from './ledger/precedence';
-export { type GenerationRecord, isTerminalStatus, type LedgerStatus, type RecordPatch } from './ledger/record';
-export { type LedgerGenerationSource, ledgerSource, SHARED_OWNER } from './ledger/source';
+export { OutputTooLargeError } from './ledger/persist-outputs';
+export type { GenerationRecord, LedgerStatus, RecordPatch } from './ledger/record';
+export { type LedgerGenerationSource, ledgerSource } from './ledger/source';
 export type { GenerationStore, ListCursor, ListOptions } from './ledger/store';
-export { fromStoredRow, hasWorkLeft, patchColumns, STORED_COLUMNS, type StoredRow, toStoredRow } from './ledger/stored-row';
 export type { LedgerGeneration } from './ledger/view';

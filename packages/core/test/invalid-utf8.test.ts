@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MediaGenClient, signWebhook, verifyWebhook, WebhookVerificationError } from '../src/index';
-import { createApiHandler, createWebhookHandler } from '../src/server';
+import { createMediaGenHandler, createWebhookHandler } from '../src/server';
 
 /**
  * JSON is UTF-8 (RFC 8259), and unparseable JSON is `422 INVALID_BODY` (spec: Errors): core's own
@@ -84,17 +84,15 @@ describe('a body that is not UTF-8 is not JSON', () => {
         return Response.json({ generation_id: 'g-1', credits_estimate: 1 }, { status: 202 });
       },
     });
-    const api = createApiHandler({ client });
+    const handler = createMediaGenHandler({ client, basePath: '/api' });
     await fc.assert(
       fc.asyncProperty(notUtf8, async (bad) => {
-        const res = await api.handle(
+        const res = await handler(
           new Request('http://app.test/api/generations', {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: bytes('{"model":"image-fast","prompt":"a ', bad, ' fox"}'),
           }),
-          '/generations',
-          undefined,
         );
         expect(res.status).toBe(422);
         expect(await res.json()).toMatchObject({ error: 'INVALID_BODY' });

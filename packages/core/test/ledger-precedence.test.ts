@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGenerationLedger, type LedgerStatus, MemoryGenerationStore, precedence } from '../src/ledger';
+import { createGenerationLedger, type LedgerStatus, MemoryGenerationStore } from '../src/ledger';
+import { precedence } from '../src/ledger/precedence';
 import type { Generation, GenerationStatus } from '../src/types';
 import { ledgerEmulator, manualClock } from './support/ledger-emulator';
 

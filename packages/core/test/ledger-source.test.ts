@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createGenerationLedger, ledgerSource, MemoryGenerationStore, SHARED_OWNER } from '../src/ledger';
+import { createGenerationLedger, ledgerSource, MemoryGenerationStore } from '../src/ledger';
+import { SHARED_OWNER } from '../src/ledger/source';
 import { ledgerEmulator } from './support/ledger-emulator';
 
 const emu = await ledgerEmulator();

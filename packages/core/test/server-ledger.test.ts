@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Generation, MediaGenClient } from '../src/index';
+import { type Generation, MediaGenClient, signWebhook } from '../src/index';
 import { createGenerationLedger, type GenerationStore, ledgerSource, MemoryGenerationStore } from '../src/ledger';
 import { createMediaGenHandler } from '../src/server';
-import { signWebhook } from '../src/wire';
 import { ledgerEmulator, manualClock } from './support/ledger-emulator';
 
 const emu = await ledgerEmulator();

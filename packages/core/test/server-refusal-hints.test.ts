@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MediaGenClient, signWebhook } from '../src/index';
-import { createApiHandler, createMediaGenHandler } from '../src/server';
+import { createMediaGenHandler } from '../src/server';
 import { ERROR_CODES } from '../src/wire';
 import { NO_SUCH_ROUTE_NEXT } from '../src/wire/error-codes';
 import { memorySource } from './support/memory-source';
@@ -43,13 +43,6 @@ describe('404s say what was not found', () => {
       next: ERROR_CODES.NOT_FOUND.next,
       request_id: null,
     });
-  });
-
-  it('the deprecated createApiHandler answers an unknown route in the same shape (it lacked `next`)', async () => {
-    const api = createApiHandler({ client });
-    const res = await api.handle(new Request('http://app.test/api/nothing'), '/nothing', undefined);
-    expect(res.status).toBe(404);
-    expect(await body(res)).toEqual(routeNotFound('No route GET /nothing.'));
   });
 });
 

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createHmac } from '../src/crypto/hmac';
 import { signWebhook, verifyWebhook, WebhookVerificationError } from '../src/index';
-import { isParsedBody, isRawBody, RAW_BODY_HELP } from '../src/server';
 import { verifyWebhookWith } from '../src/testing';
+import { isParsedBody, isRawBody, RAW_BODY_HELP } from '../src/webhooks/raw-body';
 
 const SECRET = 'whsec_test_one';
 const OTHER = 'whsec_test_two';

@@ -1,4 +1,4 @@
-import type { CreditsSummary, EstimateResponse, Generation as GenerationBody, Model, ModelList, SubmitResponse } from '@mediagen/core/wire';
+import type { CreditsSummary, EstimateResponse, Generation as GenerationBody, Model, ModelList, SubmitResponse } from '@mediagen/core';
 import type { Account } from './accounts.js';
 import { apiSupported, bySlug, entries } from './catalog.js';
 import { ENHANCE_CREDITS, H } from './constants.js';

@@ -1,4 +1,7 @@
 /** The wire's names, the spec's limits and the signature scheme come from core's client-free `wire` entry. */
+
+// Signed without loading the client (the root entry's `signWebhook`, shared through core's internal entry).
+export { signWebhook } from '@mediagen/core/internal';
 export {
   API_KEY_PREFIX as KEY_PREFIX,
   API_PREFIX,
@@ -22,7 +25,6 @@ export {
   SEED_MIN,
   SIZE_PATTERN,
   SUBMIT_FIELDS,
-  signWebhook,
   splitRatioTag,
   WEBHOOK_ENDPOINTS_MAX as MAX_WEBHOOK_ENDPOINTS,
   WEBHOOK_USER_AGENT,

@@ -1,27 +1,22 @@
-import { type BodyLimit, createNodeHandler, parseLimit } from '@mediagen/core/node';
+import { createNodeHandler } from '@mediagen/core/node';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 
-export interface MediaGenRouterOptions extends Omit<MediaGenHandlerOptions<ExpressRequest>, 'basePath' | 'maxBodyBytes'> {
-  /** Largest submit body: bytes, or `'100kb'`-style. Default `'100kb'`. */
-  maxBodyBytes?: BodyLimit;
-  /** @deprecated The same as `maxBodyBytes`. */
-  limit?: BodyLimit;
-}
+/** Core's handler options; hooks get Express's `req` as `context.platform`. The mount path is `app.use`'s. */
+export type RouteHandlerOptions = Omit<MediaGenHandlerOptions<ExpressRequest>, 'basePath'>;
 
 /**
  * Core's one server handler (`createMediaGenHandler`) as Express middleware, with its routes
- * relative to where it is mounted: `app.use('/api', mediagenRouter({ client, identify, source }))`.
+ * relative to where it is mounted: `app.use('/api', createRouteHandler({ client, identify, source }))`.
  * Hooks get Express's `req` as `context.platform`. A path it does not serve goes on to `next()`
  * with the request untouched; the body is read by core (raw bytes, limits, deadline), or taken
  * as parsed when `express.json()` ran first; a body that parser refused on these routes gets
  * core's status and error body (the second middleware), not Express's HTML page.
  */
-export function mediagenRouter(options: MediaGenRouterOptions): [RequestHandler, ErrorRequestHandler] {
-  const { limit, maxBodyBytes, ...rest } = options;
-  const handler = createMediaGenHandler<ExpressRequest>({ ...rest, maxBodyBytes: parseLimit(maxBodyBytes ?? limit, 100 * 1024) });
+export function createRouteHandler(options: RouteHandlerOptions): [RequestHandler, ErrorRequestHandler] {
+  const handler = createMediaGenHandler<ExpressRequest>(options);
   // Inside `app.use('/api', …)`, `req.url` is the path below the mount point.
-  const handle = createNodeHandler(handler, { url: (req) => req.url, onError: rest.onError });
+  const handle = createNodeHandler(handler, { url: (req) => req.url, onError: options.onError });
   const routes: RequestHandler = (req, res, next) => void handle(req, res, next);
   // Four parameters: Express tells an error middleware by its arity.
   const parserErrors: ErrorRequestHandler = (error, req, res, next) =>

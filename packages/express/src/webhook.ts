@@ -1,20 +1,17 @@
-import { createNodeWebhookHandler, type NodeWebhookContext, type NodeWebhookHandlerOptions } from '@mediagen/core/node';
+import { createNodeHandler } from '@mediagen/core/node';
+import { createWebhookHandler, type WebhookHandlerOptions } from '@mediagen/core/server';
 import type { Request as ExpressRequest, RequestHandler } from 'express';
 
-/** What `onEvent` gets: core's context plus the Express request that carried the delivery. */
-export type ExpressWebhookContext = NodeWebhookContext<ExpressRequest>;
-
-export type MediaGenWebhookOptions = NodeWebhookHandlerOptions<ExpressRequest>;
-
 /**
- * Webhook receiver as route middleware:
- * `app.post('/api/webhooks/mediagen', mediagenWebhook({ secrets, onEvent }))`.
- * Raw-body capture, verification, de-duplication and the status codes are core's
- * (`createNodeWebhookHandler`); each call makes a receiver with its own de-duplication state.
+ * The webhook receiver alone, as route middleware:
+ * `app.post('/api/webhooks/mediagen', mediagenWebhook({ secrets, onEvent }))`. It is core's
+ * receiver (`createWebhookHandler`, the handler's `webhook` options) through core's Node layer,
+ * the same path as `createRouteHandler({ webhook })`'s `POST /webhooks/mediagen`; `onEvent` gets
+ * Express's `req` as `context.platform`. Each call makes a receiver with its own de-duplication state.
  */
-export function mediagenWebhook(options: MediaGenWebhookOptions): RequestHandler {
-  const handle = createNodeWebhookHandler<ExpressRequest>(options);
-  return function mediagenWebhookHandler(req, res, next) {
-    handle(req, res).catch(next);
+export function mediagenWebhook(options: WebhookHandlerOptions<ExpressRequest>): RequestHandler {
+  const handle = createNodeHandler(createWebhookHandler<ExpressRequest>(options), { onError: options.onError });
+  return function mediagenWebhookHandler(req, res) {
+    void handle(req, res);
   };
 }

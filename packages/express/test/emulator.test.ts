@@ -1,10 +1,11 @@
 import { listen } from '@mediagen/conformance';
 import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
+import type { WebhookHandlerOptions } from '@mediagen/core/server';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MediaGenWebhookOptions, mediagenWebhook } from '../src';
+import { mediagenWebhook } from '../src';
 import type { ExpressModule } from './support/serve';
 
 const KEY = 'svc_live_express_webhooks';
@@ -25,7 +26,7 @@ afterEach(async () => {
 /** An Express app receiving the real emulator's webhooks for one account. */
 async function receiver(
   expressModule: ExpressModule,
-  options: { jsonFirst?: boolean; secret?: string; timeScale?: number; onEvent: MediaGenWebhookOptions['onEvent'] },
+  options: { jsonFirst?: boolean; secret?: string; timeScale?: number; onEvent: WebhookHandlerOptions['onEvent'] },
 ) {
   const app = expressModule();
   if (options.jsonFirst) app.use(expressModule.json());

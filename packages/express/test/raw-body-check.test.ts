@@ -1,4 +1,4 @@
-import { checkRawBodyKept } from '@mediagen/core/node';
+import { checkRawBodyKept } from '@mediagen/core/internal';
 import express5 from 'express';
 import express4 from 'express4';
 import { describe, expect, it } from 'vitest';

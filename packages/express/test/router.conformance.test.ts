@@ -7,7 +7,7 @@ import {
 import { MediaGenClient } from '@mediagen/core';
 import express5 from 'express';
 import express4 from 'express4';
-import { mediagenRouter } from '../src';
+import { createRouteHandler } from '../src';
 import { type ExpressModule, serve } from './support/serve';
 
 async function start(expressModule: ExpressModule, { basePath, ...options }: RouteAdapterOptions, before?: 'json') {
@@ -15,7 +15,7 @@ async function start(expressModule: ExpressModule, { basePath, ...options }: Rou
     // An app that parses JSON for its own routes first: the router takes the parsed body
     // (and refuses it on the webhook route, whose signature needs the bytes, unless kept).
     if (before === 'json') app.use(expressModule.json({ verify: (req, _res, buf) => void ((req as { rawBody?: Buffer }).rawBody = buf) }));
-    app.use(basePath, mediagenRouter(options));
+    app.use(basePath, createRouteHandler(options));
   });
   return { origin, close };
 }
@@ -27,11 +27,11 @@ describeRouteConformance({ name: 'express 4 behind express.json()', start: (opti
 
 // The webhook route of the same router (the receiver alone calls no API: its client is never used).
 const unusedClient = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
-async function startReceiver(expressModule: ExpressModule, { secrets, onEvent, limit }: WebhookAdapterOptions) {
+async function startReceiver(expressModule: ExpressModule, { secrets, onEvent, maxBodyBytes }: WebhookAdapterOptions) {
   const { origin, close } = await serve(expressModule, (app) => {
-    app.use('/api', mediagenRouter({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes: limit }, onError: () => {} }));
+    app.use('/api', createRouteHandler({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes }, onError: () => {} }));
   });
   return { url: `${origin}/api/webhooks/mediagen`, close };
 }
-describeWebhookConformance({ name: 'express 5 mediagenRouter', start: (options) => startReceiver(express5, options) });
-describeWebhookConformance({ name: 'express 4 mediagenRouter', start: (options) => startReceiver(express4, options) });
+describeWebhookConformance({ name: 'express 5 createRouteHandler', start: (options) => startReceiver(express5, options) });
+describeWebhookConformance({ name: 'express 4 createRouteHandler', start: (options) => startReceiver(express4, options) });

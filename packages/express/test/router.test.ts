@@ -4,7 +4,7 @@ import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import express5 from 'express';
 import express4 from 'express4';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type MediaGenRouterOptions, mediagenRouter } from '../src';
+import { createRouteHandler, type RouteHandlerOptions } from '../src';
 import type { ExpressModule } from './support/serve';
 
 const KEY = 'svc_live_router_test';
@@ -21,10 +21,10 @@ beforeEach(async () => {
   await fetch(`${emulator.url}/__emulator/faults`, { method: 'DELETE' });
 });
 
-async function mount(expressModule: ExpressModule, options: Partial<MediaGenRouterOptions> = {}, apiKey = KEY) {
+async function mount(expressModule: ExpressModule, options: Partial<RouteHandlerOptions> = {}, apiKey = KEY) {
   const client = new MediaGenClient({ apiKey, baseUrl: emulator.url, maxRetries: 0 });
   const app = expressModule();
-  app.use('/api/mediagen', mediagenRouter({ client, ...options }));
+  app.use('/api/mediagen', createRouteHandler({ client, ...options }));
   app.use((_req, res) => void res.status(404).json({ fallthrough: true }));
   const server = await listen(app);
   const base = `${server.origin}/api/mediagen`;
@@ -44,7 +44,7 @@ async function mount(expressModule: ExpressModule, options: Partial<MediaGenRout
 describe.each([
   ['express 5', express5],
   ['express 4', express4],
-] as const)('%s: mediagenRouter', (_name, expressModule) => {
+] as const)('%s: createRouteHandler', (_name, expressModule) => {
   it('submits (202 body), reads the status, the models and the credits, never echoing the key', async () => {
     const { call, close } = await mount(expressModule);
     try {
@@ -180,7 +180,7 @@ describe.each([
     }
     const app = expressModule();
     app.use(expressModule.json());
-    app.use(mediagenRouter({ client: new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url }) }));
+    app.use(createRouteHandler({ client: new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url }) }));
     const server = await listen(app);
     try {
       const res = await fetch(`${server.origin}/generations`, {
@@ -209,7 +209,7 @@ describe.each([
   });
 });
 
-describe('mediagenRouter behind express.json() without the raw bytes kept', () => {
+describe('createRouteHandler behind express.json() without the raw bytes kept', () => {
   it.each([
     ['express 5', express5],
     ['express 4', express4],
@@ -222,7 +222,11 @@ describe('mediagenRouter behind express.json() without the raw bytes kept', () =
       const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url });
       app.use(
         '/api',
-        mediagenRouter({ client, webhook: { secrets: 'whsec_parsed', onEvent: (event) => void events.push(event) }, onError: () => {} }),
+        createRouteHandler({
+          client,
+          webhook: { secrets: 'whsec_parsed', onEvent: (event) => void events.push(event) },
+          onError: () => {},
+        }),
       );
       const server = await listen(app);
       try {

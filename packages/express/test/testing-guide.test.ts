@@ -6,13 +6,13 @@ import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
 import { createEmulator } from '@mediagen/emulator';
 import express from 'express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mediagenRouter, mediagenWebhook } from '../src/index.js';
+import { createRouteHandler, mediagenWebhook } from '../src/index.js';
 
 // src/app.ts
 function createApp(options: { client: MediaGenClient; webhookSecret: string; onEvent(event: WebhookEvent): unknown }) {
   const app = express();
   app.post('/api/webhooks/mediagen', mediagenWebhook({ secrets: options.webhookSecret, client: options.client, onEvent: options.onEvent }));
-  app.use('/api', mediagenRouter({ client: options.client, allowModels: ['image-fast'] }));
+  app.use('/api', createRouteHandler({ client: options.client, allowModels: ['image-fast'] }));
   return app;
 }
 

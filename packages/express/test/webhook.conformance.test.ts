@@ -8,7 +8,7 @@ const PATH = '/api/webhooks/mediagen';
 
 async function start(expressModule: ExpressModule, options: WebhookAdapterOptions, before?: 'raw') {
   const { origin, close } = await serve(expressModule, (app) => {
-    if (before === 'raw') app.use(expressModule.raw({ type: 'application/json', limit: options.limit }));
+    if (before === 'raw') app.use(expressModule.raw({ type: 'application/json', limit: options.maxBodyBytes }));
     app.post(PATH, mediagenWebhook(options));
   });
   return { url: origin + PATH, close };

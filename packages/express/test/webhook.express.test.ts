@@ -74,7 +74,7 @@ describe.each([
 
   it('the handler gets the Express request beside the event', async () => {
     let seen: unknown;
-    const hook = mediagenWebhook({ secrets: NEW_SECRET, onEvent: (_event, { req }) => void (seen = req.get('user-agent')) });
+    const hook = mediagenWebhook({ secrets: NEW_SECRET, onEvent: (_event, { platform }) => void (seen = platform?.get('user-agent')) });
     const { origin, close } = await serve(expressModule, (a) => a.post(PATH, hook));
     closers.push(close);
     expect((await deliver(origin + PATH, makePayload(), { secret: NEW_SECRET })).status).toBe(200);
@@ -84,7 +84,7 @@ describe.each([
 
 describe('options', () => {
   it("takes a limit like '1kb'", async () => {
-    const hook = mediagenWebhook({ secrets: NEW_SECRET, limit: '1kb', onEvent: () => {} });
+    const hook = mediagenWebhook({ secrets: NEW_SECRET, maxBodyBytes: '1kb', onEvent: () => {} });
     const { origin, close } = await serve(express5, (a) => a.post(PATH, hook));
     closers.push(close);
     const small = await deliver(origin + PATH, makePayload(), { secret: NEW_SECRET });
@@ -93,8 +93,8 @@ describe('options', () => {
   });
 
   it('refuses a malformed limit at setup', () => {
-    expect(() => mediagenWebhook({ secrets: NEW_SECRET, limit: 'lots', onEvent: () => {} })).toThrow(/Invalid body limit/);
-    expect(() => mediagenWebhook({ secrets: NEW_SECRET, limit: 'lots', onEvent: () => {} })).toThrow(ConfigurationError);
+    expect(() => mediagenWebhook({ secrets: NEW_SECRET, maxBodyBytes: 'lots', onEvent: () => {} })).toThrow(/Invalid body limit/);
+    expect(() => mediagenWebhook({ secrets: NEW_SECRET, maxBodyBytes: 'lots', onEvent: () => {} })).toThrow(ConfigurationError);
   });
 
   it('defaults the secret to MEDIAGEN_WEBHOOK_SECRET, and answers 500 (retried) when there is none', async () => {

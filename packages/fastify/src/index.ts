@@ -1,30 +1,21 @@
-import { type BodyLimit, createNodeHandler, parseLimit } from '@mediagen/core/node';
+import { createNodeHandler } from '@mediagen/core/node';
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 
-export type { MediaGenContext, MediaGenHandlerOptions } from '@mediagen/core/server';
-
-export interface MediaGenFastifyOptions extends Omit<MediaGenHandlerOptions<FastifyRequest>, 'basePath' | 'maxBodyBytes'> {
-  /** Largest submit body: bytes, or `'100kb'`-style. Default `'100kb'`. */
-  maxBodyBytes?: BodyLimit;
-}
+/** Core's handler options; hooks get Fastify's `request` as `context.platform`. The mount path is `register`'s `prefix`. */
+export type RouteHandlerOptions = Omit<MediaGenHandlerOptions<FastifyRequest>, 'basePath'>;
 
 /**
  * Core's one server handler (`createMediaGenHandler`) as a Fastify plugin, its routes under the
- * prefix it is registered with: `app.register(mediagenPlugin({ client, identify, source }), { prefix: '/api' })`.
+ * prefix it is registered with: `app.register(createRouteHandler({ client, identify, source }), { prefix: '/api' })`.
  * Hooks get Fastify's `request` as `context.platform`. Inside the plugin's own scope no
  * content-type parser reads the body: core reads it from the Node request (raw bytes for the
  * webhook signature, its own limits and deadline), and answers every refusal itself.
  */
-export function mediagenPlugin(options: MediaGenFastifyOptions): FastifyPluginAsync {
+export function createRouteHandler(options: RouteHandlerOptions): FastifyPluginAsync {
   return async function mediagen(fastify) {
-    const { maxBodyBytes, ...rest } = options;
-    const handler = createMediaGenHandler<FastifyRequest>({
-      ...rest,
-      basePath: fastify.prefix,
-      maxBodyBytes: parseLimit(maxBodyBytes, 100 * 1024),
-    });
-    const handle = createNodeHandler(handler, { onError: rest.onError });
+    const handler = createMediaGenHandler<FastifyRequest>({ ...options, basePath: fastify.prefix });
+    const handle = createNodeHandler(handler, { onError: options.onError });
     fastify.removeAllContentTypeParsers();
     // Leaves the body unread (any content type): core streams it from `request.raw`.
     fastify.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

@@ -1,7 +1,7 @@
 import { describeRouteConformance, describeWebhookConformance } from '@mediagen/conformance';
 import { MediaGenClient } from '@mediagen/core';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { mediagenPlugin } from '../src';
+import { createRouteHandler } from '../src';
 
 /** A Fastify app on a free port. */
 async function start(app: FastifyInstance): Promise<{ origin: string; close(): Promise<void> }> {
@@ -16,7 +16,7 @@ describeRouteConformance({
   name: 'fastify 5',
   start: ({ basePath, ...options }) => {
     const app = Fastify();
-    app.register(mediagenPlugin(options), { prefix: basePath });
+    app.register(createRouteHandler(options), { prefix: basePath });
     // The app's own routes keep Fastify's JSON parser.
     app.post('/elsewhere', async (request) => ({ echoed: request.body }));
     return start(app);
@@ -25,9 +25,9 @@ describeRouteConformance({
 
 describeWebhookConformance({
   name: 'fastify 5',
-  async start({ secrets, onEvent, limit }) {
+  async start({ secrets, onEvent, maxBodyBytes }) {
     const app = Fastify();
-    app.register(mediagenPlugin({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes: limit }, onError: () => {} }), {
+    app.register(createRouteHandler({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes }, onError: () => {} }), {
       prefix: '/api',
     });
     const { origin, close } = await start(app);

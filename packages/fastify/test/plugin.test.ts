@@ -1,10 +1,10 @@
 import { MediaGenClient } from '@mediagen/core';
 import Fastify from 'fastify';
 import { afterAll, expect, it } from 'vitest';
-import { mediagenPlugin } from '../src';
+import { createRouteHandler } from '../src';
 
 const app = Fastify();
-app.register(mediagenPlugin({ client: new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' }) }), {
+app.register(createRouteHandler({ client: new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' }) }), {
   prefix: '/api',
 });
 app.post('/elsewhere', async (request) => ({ echoed: request.body }));

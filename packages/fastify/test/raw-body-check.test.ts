@@ -1,4 +1,4 @@
-import { checkRawBodyKept } from '@mediagen/core/node';
+import { checkRawBodyKept } from '@mediagen/core/internal';
 import Fastify from 'fastify';
 import { expect, it } from 'vitest';
 

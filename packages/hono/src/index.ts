@@ -1,18 +1,19 @@
 import { createMediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import type { Context, MiddlewareHandler } from 'hono';
 
-export type { MediaGenContext, MediaGenHandlerOptions } from '@mediagen/core/server';
-
-/** Core's handler options; hooks get Hono's `c` as `context.platform`. `basePath` is the path the middleware is mounted on. */
-export type MediaGenHonoOptions = MediaGenHandlerOptions<Context>;
+/**
+ * Core's handler options; hooks get Hono's `c` as `context.platform`. Hono's middleware has no
+ * mount point of its own to read, so the mount path is `basePath`, written once.
+ */
+export type RouteHandlerOptions = MediaGenHandlerOptions<Context>;
 
 /**
  * Core's one server handler (`createMediaGenHandler`) as Hono middleware:
- * `app.use('/api/*', mediagen({ client, basePath: '/api', identify, source }))`. The request is
+ * `app.use(createRouteHandler({ client, basePath: '/api', identify, source }))`. The request is
  * Hono's own Web `Request`, so the same code runs on Node, Bun, Deno and Workers; a path the
- * handler does not serve goes on to the app's own routes.
+ * handler does not serve goes on to the app's own routes (so it can be used on every path).
  */
-export function mediagen(options: MediaGenHonoOptions): MiddlewareHandler {
+export function createRouteHandler(options: RouteHandlerOptions): MiddlewareHandler {
   const { webhook } = options;
   // On Workers the runtime stops at the response: webhook work after it goes to the request's own waitUntil.
   const waitUntil = webhook?.waitUntil ?? ((promise: Promise<unknown>, c: Context | undefined) => executionCtxOf(c)?.waitUntil(promise));

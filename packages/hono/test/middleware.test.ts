@@ -2,10 +2,10 @@ import { makePayload } from '@mediagen/conformance';
 import { MediaGenClient, signWebhook } from '@mediagen/core';
 import { Hono } from 'hono';
 import { expect, it } from 'vitest';
-import { mediagen } from '../src';
+import { createRouteHandler } from '../src';
 
 const app = new Hono();
-app.use('/api/*', mediagen({ client: new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' }), basePath: '/api' }));
+app.use(createRouteHandler({ client: new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' }), basePath: '/api' }));
 app.get('/api/generations', (c) => c.json({ app: 'list' }));
 app.post('/api/mine', async (c) => c.json({ echoed: await c.req.json() }));
 
@@ -26,7 +26,7 @@ it("hands webhook work after the answer to the request's own waitUntil (Workers'
   const kept: Promise<unknown>[] = [];
   const worker = new Hono();
   const client = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' });
-  worker.use('/api/*', mediagen({ client, basePath: '/api', webhook: { secrets: 'whsec_worker', onEvent: () => {} } }));
+  worker.use(createRouteHandler({ client, basePath: '/api', webhook: { secrets: 'whsec_worker', onEvent: () => {} } }));
   const payload = makePayload();
   const body = JSON.stringify(payload);
   const res = await worker.request(

@@ -6,7 +6,11 @@ import { createRequire } from 'node:module';
 import { Test } from '@nestjs/testing';
 
 const require = createRequire(import.meta.url);
-const builds = { esm: await import('../dist/index.js'), cjs: require('../dist/index.cjs') };
+// The client class is core's (the adapter re-exports none of core's names), from the same format.
+const builds = {
+  esm: { ...(await import('../dist/index.js')), MediaGenClient: (await import('@mediagen/core')).MediaGenClient },
+  cjs: { ...require('../dist/index.cjs'), MediaGenClient: require('@mediagen/core').MediaGenClient },
+};
 
 for (const [name, build] of Object.entries(builds)) {
   const moduleRef = await Test.createTestingModule({

@@ -1,5 +1,5 @@
 import { ConfigurationError, type WebhookEvent } from '@mediagen/core';
-import type { WebhookContext } from '@mediagen/core/server';
+import type { MediaGenWebhookContext } from '@mediagen/core/server';
 import { Injectable, type OnModuleInit, Scope } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { GenerationEventHandler, type GenerationEventPattern } from './on-generation-event';
@@ -8,7 +8,7 @@ interface Handler {
   /** `ClassName.method`, for messages. */
   name: string;
   patterns: ReadonlySet<GenerationEventPattern>;
-  run(event: WebhookEvent, context: WebhookContext): unknown;
+  run(event: WebhookEvent, context: MediaGenWebhookContext): unknown;
 }
 
 /**
@@ -43,7 +43,7 @@ export class GenerationEventHandlers implements OnModuleInit {
    * and marked seen) only once every handler has acknowledged or succeeded, so one handler's
    * acknowledge never commits a sibling that then fails (its event would be lost).
    */
-  async dispatch(event: WebhookEvent, context: WebhookContext): Promise<void> {
+  async dispatch(event: WebhookEvent, context: MediaGenWebhookContext): Promise<void> {
     const handlers = this.for(event.type);
     /** Handlers that have neither acknowledged nor succeeded yet. */
     let open = handlers.length;
@@ -64,8 +64,8 @@ export class GenerationEventHandlers implements OnModuleInit {
           open -= 1;
           forward();
         };
-        const own: WebhookContext = Object.assign(
-          Object.create(Object.getPrototypeOf(context) as object | null) as WebhookContext,
+        const own: MediaGenWebhookContext = Object.assign(
+          Object.create(Object.getPrototypeOf(context) as object | null) as MediaGenWebhookContext,
           context,
           {
             acknowledge: () => {

@@ -1,14 +1,3 @@
-export { type GenerationCompletedEvent, type GenerationFailedEvent, MediaGenClient, type WebhookEvent } from '@mediagen/core';
-export type {
-  GenerationPage,
-  GenerationSource,
-  MediaGenContext,
-  MediaGenWebhookContext,
-  SubmittedGeneration,
-  WebhookContext,
-  WebhookDedupeStore,
-} from '@mediagen/core/server';
-export { SubmitRefusedError } from '@mediagen/core/server';
 export { MediaGenExceptionFilter } from './exception-filter';
 export { InjectMediaGen } from './inject-mediagen';
 export { MediaGenModule } from './mediagen.module';
@@ -19,5 +8,11 @@ export {
   type MediaGenModuleExtras,
 } from './module-definition';
 export { type GenerationEventPattern, OnGenerationEvent } from './on-generation-event';
-export type { MediaGenModuleOptions, MediaGenRoutesOptions, MediaGenWebhookOptions, NestPlatformRequest, RouteDecorator } from './options';
+export type {
+  MediaGenModuleOptions,
+  MediaGenModuleRoutesOptions,
+  MediaGenModuleWebhookOptions,
+  NestPlatformRequest,
+  RouteDecorator,
+} from './options';
 export { MEDIAGEN_CLIENT } from './tokens';

@@ -1,15 +1,6 @@
 import type { MediaGenClient } from '@mediagen/core';
-import {
-  createNodeHandler,
-  isDeliveryTo,
-  type NodeHandler,
-  type NodeRequestLike,
-  type NodeResponseLike,
-  parserRefusal,
-  routePath,
-  type WatchedServer,
-  watchBodyDeadline,
-} from '@mediagen/core/node';
+import { isDeliveryTo, parserRefusal, routePath, type WatchedServer, watchBodyDeadline } from '@mediagen/core/internal';
+import { createNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '@mediagen/core/node';
 import { createMediaGenHandler, isRefusedDelivery, type MediaGenHandler } from '@mediagen/core/server';
 import { APP_ROUTES } from '@mediagen/core/wire';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';

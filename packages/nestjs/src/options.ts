@@ -1,5 +1,5 @@
 import type { ClientOptions } from '@mediagen/core';
-import type { MediaGenWebhookOptions as CoreWebhookOptions, MediaGenContext, MediaGenHandlerOptions } from '@mediagen/core/server';
+import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookOptions } from '@mediagen/core/server';
 
 /** A decorator for one of the module's routes: `SkipThrottle()`, your own `@Public()`, `UseGuards(...)`, `SetMetadata(...)`. */
 export type RouteDecorator = MethodDecorator | ClassDecorator | ((...args: never[]) => unknown);
@@ -27,7 +27,7 @@ interface DecoratedRoute {
  * handler (`createMediaGenHandler` from `@mediagen/core/server`) with these options; the module
  * supplies the client.
  */
-export interface MediaGenRoutesOptions
+export interface MediaGenModuleRoutesOptions
   extends Omit<MediaGenHandlerOptions<NestPlatformRequest>, 'client' | 'webhook' | 'basePath' | 'onError'>,
     DecoratedRoute {
   /** Where the routes live, under the app's global prefix: `'api'` serves `POST /api/generations`, … */
@@ -35,7 +35,7 @@ export interface MediaGenRoutesOptions
 }
 
 /** The webhook receiver: core's (verification, de-duplication, retry-driving status codes), at a path of your choice. */
-export interface MediaGenWebhookOptions extends Omit<CoreWebhookOptions<NestPlatformRequest>, 'onEvent'>, DecoratedRoute {
+export interface MediaGenModuleWebhookOptions extends Omit<MediaGenWebhookOptions<NestPlatformRequest>, 'onEvent'>, DecoratedRoute {
   /** Route of the receiver, under the app's global prefix (`'api/webhooks/mediagen'`). */
   path: string;
 }
@@ -43,9 +43,9 @@ export interface MediaGenWebhookOptions extends Omit<CoreWebhookOptions<NestPlat
 /** `MediaGenModule.forRoot(options)`: the client's options, plus the routes the module serves. */
 export interface MediaGenModuleOptions extends ClientOptions {
   /** Serve the browser-facing JSON routes. Omit for none. */
-  routes?: MediaGenRoutesOptions;
+  routes?: MediaGenModuleRoutesOptions;
   /** Serve a webhook receiver that calls the `@OnGenerationEvent` handlers. Omit for no route. */
-  webhook?: MediaGenWebhookOptions;
+  webhook?: MediaGenModuleWebhookOptions;
   /**
    * Sees every failure the routes answer 5xx (the browser gets a masked message) and the
    * webhook receiver's failures (bad signatures, handler errors). Default: Nest's `Logger`.

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '@mediagen/core';
-import { checkRawBodyKept } from '@mediagen/core/node';
+import { checkRawBodyKept } from '@mediagen/core/internal';
 
 const FIX =
   'Create the app with the raw body kept: NestFactory.create(AppModule, { rawBody: true }) ' +

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { deliver, makePayload } from '@mediagen/conformance';
 import type { WebhookEvent } from '@mediagen/core';
-import type { WebhookContext } from '@mediagen/core/server';
+import type { MediaGenWebhookContext as WebhookContext } from '@mediagen/core/server';
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MediaGenModule, OnGenerationEvent } from '../src';

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { describeRouteConformance, type RouteAdapterOptions } from '@mediagen/conformance';
+import type { WebhookEvent } from '@mediagen/core';
 import { Injectable } from '@nestjs/common';
-import { MEDIAGEN_CLIENT, MediaGenModule, OnGenerationEvent, type WebhookEvent } from '../src';
+import { MEDIAGEN_CLIENT, MediaGenModule, OnGenerationEvent } from '../src';
 import { type Platform, startApp } from './support/nest';
 
 /**

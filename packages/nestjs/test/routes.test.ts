@@ -15,7 +15,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MediaGenModule, type MediaGenRoutesOptions } from '../src';
+import { MediaGenModule, type MediaGenModuleRoutesOptions as MediaGenRoutesOptions } from '../src';
 import { PLATFORMS, startApp } from './support/nest';
 
 const KEY = 'svc_live_nest_routes';

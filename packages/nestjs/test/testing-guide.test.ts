@@ -1,11 +1,12 @@
 // TESTING.md's NestJS example, as written there: its two files in one, the package imported from source.
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
+import { MediaGenClient, type WebhookEvent } from '@mediagen/core';
 import { createEmulator } from '@mediagen/emulator';
 import { Body, Controller, Headers, HttpCode, type INestApplication, Injectable, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MediaGenClient, MediaGenModule, OnGenerationEvent, type WebhookEvent } from '../src';
+import { MediaGenModule, OnGenerationEvent } from '../src';
 
 // src/renders.ts
 @Controller('generations')

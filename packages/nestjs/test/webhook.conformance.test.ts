@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { describeWebhookConformance, type WebhookAdapterOptions } from '@mediagen/conformance';
+import type { WebhookEvent } from '@mediagen/core';
 import { Injectable } from '@nestjs/common';
-import { MediaGenModule, OnGenerationEvent, type WebhookEvent } from '../src';
+import { MediaGenModule, OnGenerationEvent } from '../src';
 import { type Platform, startApp } from './support/nest';
 
 const PATH = 'api/webhooks/mediagen';
@@ -18,7 +19,10 @@ async function start(platform: Platform, options: WebhookAdapterOptions) {
   const { origin, close } = await startApp({
     platform,
     imports: [
-      MediaGenModule.forRoot({ apiKey: 'svc_live_x', webhook: { path: PATH, secrets: options.secrets, maxBodyBytes: options.limit } }),
+      MediaGenModule.forRoot({
+        apiKey: 'svc_live_x',
+        webhook: { path: PATH, secrets: options.secrets, maxBodyBytes: options.maxBodyBytes },
+      }),
     ],
     providers: [SuiteHandler],
   });

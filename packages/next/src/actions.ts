@@ -1,5 +1,5 @@
-import type { EstimateResponse, GenerateParams, Generation, MediaGenClient, SubmitResponse } from '@mediagen/core';
-import { createMediaGenHandler, errorReply, type GenerationPage, type MediaGenHandler } from '@mediagen/core/server';
+import type { EstimateResponse, Generation, SubmitResponse } from '@mediagen/core';
+import { errorReply, type GenerationPage, type MediaGenHandler } from '@mediagen/core/server';
 import { headers } from 'next/headers';
 import { unstable_rethrow } from 'next/navigation';
 
@@ -31,21 +31,13 @@ export interface GenerationActionsOptions {
   identify?(request: Request): string | undefined | Promise<string | undefined>;
 }
 
-/** @deprecated The 0.x options; build a handler (`createMediaGenHandler`) and pass `{ handler, identify }`. */
-export interface LegacyGenerationActionsOptions {
-  client: MediaGenClient;
-  allow?: readonly string[];
-  allowParams?: readonly string[];
-  onSubmitted?(submitted: SubmitResponse, params: GenerateParams): unknown;
-}
-
-export interface SubmitOptions {
+export interface SubmitGenerationOptions {
   /** One per form submission, made in the browser, so a double click or a retried action bills once. */
   idempotencyKey?: string;
 }
 
 export interface GenerationActions {
-  submitGeneration(params: unknown, options?: SubmitOptions): Promise<ActionResult<SubmitResponse>>;
+  submitGeneration(params: unknown, options?: SubmitGenerationOptions): Promise<ActionResult<SubmitResponse>>;
   /** The exact price of `params` (the same checks as a submit); charges nothing. */
   estimateGeneration(params: unknown): Promise<ActionResult<EstimateResponse>>;
   /** One of the user's generations, read live; another user's id is `NOT_FOUND`. */
@@ -61,8 +53,8 @@ export interface GenerationActions {
  * in it, and makes each export a public endpoint). The user comes from `identify`, run on the
  * action's request headers. Errors come back as values; Next's `redirect()`/`notFound()` pass through.
  */
-export function createGenerationActions(options: GenerationActionsOptions | LegacyGenerationActionsOptions): GenerationActions {
-  const { handler, identify } = 'handler' in options ? options : { handler: legacyHandler(options), identify: undefined };
+export function createGenerationActions(options: GenerationActionsOptions): GenerationActions {
+  const { handler, identify } = options;
   const { actions } = handler;
 
   /** Who calls: `identify` on a Request made of the action's headers (cookies included). */
@@ -90,17 +82,6 @@ function originOf(incoming: Headers): string {
   } catch {
     return 'http://localhost/';
   }
-}
-
-/** The 0.x options as a handler with the same effect (no user, so keys and reads are unscoped, as they were). */
-function legacyHandler(options: LegacyGenerationActionsOptions): Pick<MediaGenHandler<never>, 'actions'> {
-  const { client, allow, allowParams, onSubmitted } = options;
-  return createMediaGenHandler({
-    client,
-    ...(allow && { allowModels: allow }),
-    ...(allowParams && { allowParams }),
-    ...(onSubmitted && { onSubmitted: (submitted, params) => onSubmitted(submitted, params) }),
-  });
 }
 
 /** Runs an action body: its value as `{ data }`, an error as `{ error }`, Next's control-flow errors rethrown. */

@@ -4,6 +4,5 @@
  * Server actions are in `@mediagen/next/server`, the client hooks (from `@mediagen/react`) in `@mediagen/next/client`.
  */
 
-export { createRouteHandler, type MediaGenRoutes, type NextHandlerOptions, type NextRouteHandler, type RouteContext } from './route';
-export { createStatusHandler, type StatusHandlerOptions } from './status';
-export { createWebhookHandler, type NextWebhookOptions } from './webhook';
+export { createRouteHandler, type MediaGenRoutes, type NextRouteHandler, type RouteContext, type RouteHandlerOptions } from './route';
+export { createWebhookHandler } from './webhook';

@@ -9,7 +9,7 @@ export interface RouteContext {
 export type NextRouteHandler = (request: Request, context?: RouteContext) => Promise<Response>;
 
 /** Core's handler options, with `basePath` defaulting to `/api` (the catch-all `app/api/[...mediagen]/route.ts`). */
-export type NextHandlerOptions = MediaGenHandlerOptions<RouteContext>;
+export type RouteHandlerOptions = MediaGenHandlerOptions<RouteContext>;
 
 export interface MediaGenRoutes {
   GET: NextRouteHandler;
@@ -32,7 +32,7 @@ export interface MediaGenRoutes {
  * request's own path, so the catch-all's params are not read; every method is the same function.
  * No `node:` import and no `next` import: it runs on the Node and edge runtimes.
  */
-export function createRouteHandler(handlerOrOptions: MediaGenHandler<RouteContext> | NextHandlerOptions): MediaGenRoutes {
+export function createRouteHandler(handlerOrOptions: MediaGenHandler<RouteContext> | RouteHandlerOptions): MediaGenRoutes {
   const handler =
     typeof handlerOrOptions === 'function'
       ? handlerOrOptions

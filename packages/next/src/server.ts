@@ -10,6 +10,5 @@ export {
   createGenerationActions,
   type GenerationActions,
   type GenerationActionsOptions,
-  type LegacyGenerationActionsOptions,
-  type SubmitOptions,
+  type SubmitGenerationOptions,
 } from './actions';

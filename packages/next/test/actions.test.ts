@@ -157,18 +157,4 @@ describe('createGenerationActions on the handler’s rules, against a real emula
     const { error } = await as('ada', () => failing.submitGeneration({ model: 'image-fast', prompt: 'x' }));
     expect(error).toEqual({ code: 'INTERNAL_ERROR', message: 'Internal error.', next: 'Retry later.', request_id: null });
   });
-
-  it('the 0.x options ({ client, allow, onSubmitted }) still work, on a handler with no users', async () => {
-    const seen: string[] = [];
-    const actions = createGenerationActions({
-      client: service.client,
-      allow: ['image-fast'],
-      onSubmitted: (s) => void seen.push(s.generation_id),
-    });
-    const first = await actions.submitGeneration({ model: 'image-fast', prompt: 'old' }, { idempotencyKey: 'legacy-1' });
-    const again = await actions.submitGeneration({ model: 'image-fast', prompt: 'old' }, { idempotencyKey: 'legacy-1' });
-    expect(again.data?.generation_id).toBe(first.data?.generation_id);
-    expect(seen).toEqual([first.data!.generation_id]);
-    expect((await actions.submitGeneration({ model: 'image-pro', prompt: 'x' })).error).toMatchObject({ code: 'MODEL_NOT_ALLOWED' });
-  });
 });

@@ -9,8 +9,8 @@ const unusedClient = new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'h
 // The fixed name: `export const POST = createWebhookHandler({ secrets, onEvent })` in a route of its own.
 describeWebhookConformance({
   name: 'next webhook route',
-  start: async ({ secrets, onEvent, limit }) => {
-    const { origin, close } = await serveRoute({ POST: createWebhookHandler({ secrets, onEvent, maxBodyBytes: limit }) });
+  start: async ({ secrets, onEvent, maxBodyBytes }) => {
+    const { origin, close } = await serveRoute({ POST: createWebhookHandler({ secrets, onEvent, maxBodyBytes }) });
     return { url: `${origin}/api/webhooks/mediagen`, close };
   },
 });
@@ -18,8 +18,8 @@ describeWebhookConformance({
 // The catch-all `app/api/[...mediagen]/route.ts`, which serves the receiver with the other routes.
 describeWebhookConformance({
   name: 'next catch-all route',
-  start: async ({ secrets, onEvent, limit }) => {
-    const routes = createRouteHandler({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes: limit }, onError: () => {} });
+  start: async ({ secrets, onEvent, maxBodyBytes }) => {
+    const routes = createRouteHandler({ client: unusedClient, webhook: { secrets, onEvent, maxBodyBytes }, onError: () => {} });
     const { origin, close } = await serveRoute(routes);
     return { url: `${origin}/api/webhooks/mediagen`, close };
   },

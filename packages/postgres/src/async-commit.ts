@@ -1,4 +1,4 @@
-import type { StoredRow } from '@mediagen/core/ledger';
+import type { StoredRow } from '@mediagen/core/internal';
 
 /**
  * Joined into an `UPDATE` (`UPDATE … FROM ${ASYNC_COMMIT} WHERE …`), it commits that statement's

@@ -1,13 +1,5 @@
-import {
-  fromStoredRow,
-  type GenerationRecord,
-  type GenerationStore,
-  type ListOptions,
-  patchColumns,
-  type RecordPatch,
-  STORED_COLUMNS,
-  toStoredRow,
-} from '@mediagen/core/ledger';
+import { fromStoredRow, patchColumns, STORED_COLUMNS, toStoredRow } from '@mediagen/core/internal';
+import type { GenerationRecord, GenerationStore, ListOptions, RecordPatch } from '@mediagen/core/ledger';
 import { ASYNC_COMMIT, recordsAnAnswer } from './async-commit';
 import { lostPreparedStatement, statementName } from './statement-name';
 

@@ -10,7 +10,7 @@ export interface UseGenerationOptions {
   basePath?: string;
   /**
    * Follow by the handler's event stream (default true); polling only when it cannot open or
-   * stalls. `false`: poll only (a status route without a stream, such as `createStatusHandler`).
+   * stalls. `false`: poll only (a status route without a stream).
    */
   stream?: boolean;
   /** A status route of the app's own: a path the id is appended to, or a function of the id. Implies `stream: false` unless `stream` is set. */

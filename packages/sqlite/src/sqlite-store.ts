@@ -1,14 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import {
-  fromStoredRow,
-  type GenerationRecord,
-  type GenerationStore,
-  type ListOptions,
-  type RecordPatch,
-  STORED_COLUMNS,
-  toStoredRow,
-} from '@mediagen/core/ledger';
+import { fromStoredRow, STORED_COLUMNS, toStoredRow } from '@mediagen/core/internal';
+import type { GenerationRecord, GenerationStore, ListOptions, RecordPatch } from '@mediagen/core/ledger';
 import { openDatabase, type SqliteDatabase, type SqliteDriver, type SqliteStatement } from './driver';
 
 export interface SqliteGenerationStoreOptions {

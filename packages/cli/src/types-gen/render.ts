@@ -1,4 +1,5 @@
-import { ENHANCE_CREDITS, effectiveLimits, NEGATIVE_PROMPT_MAX, PARAM_KEYS, type ParamSpec, splitRatioTag } from '@mediagen/core/wire';
+import type { ParamSpec } from '@mediagen/core';
+import { ENHANCE_CREDITS, effectiveLimits, NEGATIVE_PROMPT_MAX, PARAM_KEYS, splitRatioTag } from '@mediagen/core/wire';
 import { describeSpec } from '../params/describe';
 import { listHash, type TypedModel } from './projection';
 

@@ -1,5 +1,6 @@
 import { errorResponse } from '../server/error-reply';
 import type { MediaGenHandler } from '../server/handler';
+import type { WebhookHandler } from '../server/webhook';
 import { bodyParsedError } from './body-parsed';
 import { parserRefusal, parserRefusalResponse } from './parser-refusal';
 import { findRawBody } from './raw-body';
@@ -37,6 +38,19 @@ export interface NodeHandler<Req> {
  */
 export function createNodeHandler<Req extends NodeRequestSource>(
   handler: MediaGenHandler<Req>,
+  options?: NodeHandlerOptions<Req>,
+): NodeHandler<Req>;
+/**
+ * The webhook receiver alone (`createWebhookHandler`) on any Node server: every path it is
+ * given is its route. (Build the receiver in its own statement, or name its platform type:
+ * nested in this call, TypeScript infers it from the first signature.)
+ */
+export function createNodeHandler<Req extends NodeRequestSource>(
+  handler: WebhookHandler<Req>,
+  options?: NodeHandlerOptions<Req>,
+): NodeHandler<Req>;
+export function createNodeHandler<Req extends NodeRequestSource>(
+  handler: MediaGenHandler<Req> | WebhookHandler<Req>,
   options: NodeHandlerOptions<Req> = {},
 ): NodeHandler<Req> {
   const routeOf = (req: Req) => {

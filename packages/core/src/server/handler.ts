@@ -1,6 +1,6 @@
 import { eventsOf } from '../events/events-of';
 import type { Generation } from '../types';
-import { createWebhookHandler, type WebhookHandler } from '../webhooks/handler';
+import { parseLimit } from '../util/limit';
 import { ERROR_CODES } from '../wire/error-codes';
 import { createMediaGenActions, type MediaGenActions } from './actions';
 import { corsHeaders, preflight, withHeaders } from './cors';
@@ -8,11 +8,12 @@ import { defaultOnError } from './default-on-error';
 import { errorResponse } from './error-reply';
 import { feedStream, freshGenerationStream, streamRefused } from './event-stream';
 import { readJsonObject } from './json-body';
-import type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext } from './options';
+import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
 import { noSuchRoute } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
+import { mountReceiver } from './webhook';
 
 /**
  * The one server surface an app mounts (every adapter does): a Web `Request` in, a `Response`
@@ -60,7 +61,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       return submitted;
     },
   };
-  const maxBodyBytes = options.maxBodyBytes ?? 100 * 1024;
+  const maxBodyBytes = parseLimit(options.maxBodyBytes, 100 * 1024);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const report = (error: unknown, context?: MediaGenContext<Platform>) => {
     try {
@@ -69,19 +70,17 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       // An observer's own failure must not change the answer.
     }
   };
-  const platforms = new WeakMap<Request, Platform | undefined>();
-  const receive: WebhookHandler | undefined = options.webhook
-    ? createWebhookHandler<MediaGenWebhookContext<Platform>>({
-        ...options.webhook,
+  // The webhook route: the same receiver and options as `createWebhookHandler` (the receiver alone).
+  const { webhook } = options;
+  const receive = webhook
+    ? mountReceiver(webhook, {
+        client,
+        onError: (error) => report(error),
         // The source first (the ledger records the state), then the app's handler.
         onEvent: async (event, context) => {
           await options.source?.onEvent?.(event);
-          await options.webhook?.onEvent?.(event, context);
+          await webhook.onEvent?.(event, context);
         },
-        waitUntil: (promise, request) => options.webhook?.waitUntil?.(promise, platforms.get(request)),
-        client,
-        onError: (error) => report(error),
-        context: (base) => ({ ...base, platform: platforms.get(base.request) }),
       })
     : undefined;
 
@@ -133,8 +132,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (!match) return errorResponse(noSuchRoute());
     const methods = ROUTE_METHODS[match.name];
     if (match.name === 'webhook' && receive && methods.includes(request.method)) {
-      platforms.set(request, platform);
-      return receive(request);
+      return receive(request, platform);
     }
     if (match.name === 'webhook' && !receive) return errorResponse(noSuchRoute('No webhook receiver is configured here.'));
     const origin = request.headers.get('origin');

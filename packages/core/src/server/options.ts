@@ -1,7 +1,9 @@
 import type { MediaGenClient } from '../client';
+import type { GenerationEvents } from '../events/generation-events';
 import type { GenerateParams, Generation, SubmitResponse } from '../types';
+import type { BodyLimit } from '../util/limit';
 import type { WebhookDedupeStore } from '../webhooks/dedupe';
-import type { WebhookContext, WebhookHandlerOptions } from '../webhooks/handler';
+import type { WebhookVerifyInfo } from '../webhooks/handler';
 import type { WebhookEvent } from '../webhooks/verify';
 import type { CorsOptions } from './cors';
 import type { GenerationSource } from './source';
@@ -17,18 +19,63 @@ export interface MediaGenContext<Platform = unknown> {
   platform?: Platform | undefined;
 }
 
-/** What `onEvent` gets: core's webhook context plus the adapter's own request. */
-export interface MediaGenWebhookContext<Platform = unknown> extends WebhookContext {
+/**
+ * What `onEvent` gets: the delivery's Web `request`, `acknowledge()`, and the adapter's own
+ * request as `platform` (Express's `req`, Hono's `c`, …), the field every other hook reads too.
+ */
+export interface MediaGenWebhookContext<Platform = unknown> {
+  request: Request;
+  /**
+   * Says the event is safely handed over (stored, queued): the delivery is answered 200 now
+   * and marked seen, while the handler goes on. Use it for work that may outlast the deadline.
+   */
+  acknowledge(): void;
   platform: Platform | undefined;
 }
 
-export interface MediaGenWebhookOptions<Platform = unknown>
-  extends Omit<WebhookHandlerOptions, 'onEvent' | 'client' | 'events' | 'context' | 'onError' | 'waitUntil'> {
-  /** The app's handler, once per event. Default: none (the event still resolves `wait()` through `client.events`). */
+/**
+ * The webhook receiver's options: the handler's `webhook` option, and (with `client` and
+ * `onError`, `WebhookHandlerOptions`) the receiver alone: `createWebhookHandler`, Express's
+ * `mediagenWebhook`, Next's `createWebhookHandler`. One receiver, one set of options, wherever it is mounted.
+ */
+export interface MediaGenWebhookOptions<Platform = unknown> {
+  /**
+   * The endpoint's signing secret, or several during a rotation. Default: `MEDIAGEN_WEBHOOK_SECRET`,
+   * comma-separated for several (read per delivery, so a rotated env value is picked up).
+   */
+  secrets?: string | readonly string[];
+  /** The app's handler, once per event. Throwing answers 5xx, so the service retries the delivery. Default: none (the event still resolves `wait()`). */
   onEvent?(event: WebhookEvent, context: MediaGenWebhookContext<Platform>): unknown;
   /**
+   * De-duplication store. Default: a `MemoryDedupeStore` owned by this receiver, right for one
+   * instance; several instances share one (`RedisDedupeStore` from `@mediagen/redis`). `false` turns it off.
+   */
+  dedupe?: WebhookDedupeStore | false;
+  /** How long a handled event is remembered. Default 24 h. */
+  dedupeTtlMs?: number;
+  /**
+   * How long a claim on an event in progress holds if its instance dies mid-handler. Default
+   * 5 min: longer than any sane handler, so a slow one never runs twice, but past the service's
+   * retry chain (about 11 s), so a crash's event comes back only through polling. Shorter (say
+   * 8 s) lets the service's last attempt run it on another instance, at the risk of a second run
+   * of a handler that takes longer than the lease.
+   */
+  claimLeaseMs?: number;
+  /** When to answer if the body or the handler is still running (the service waits 5 s). Default 4 000 ms. */
+  deadlineMs?: number;
+  /** Largest delivery body: bytes, or `'1mb'`-style. Default `'1mb'`; larger is 413. */
+  maxBodyBytes?: BodyLimit;
+  /** Where verified events are published, so `wait()` resolves on them. Default: the client's `events`. */
+  events?: Pick<GenerationEvents, 'publish'>;
+  /**
+   * Observes each signature check once it is over (tracing, metrics: `@mediagen/opentelemetry`'s
+   * `webhookTelemetry()` sets it). Called in the delivery's own async context, before the event
+   * is handled; never given the secrets, the signature or the body. A throw is ignored.
+   */
+  onVerify?(info: WebhookVerifyInfo): void;
+  /**
    * Keeps work alive after the answer on runtimes that stop at the response: gets the work and
-   * the adapter's request (a Worker's `c.executionCtx.waitUntil`, Next's `after`).
+   * the adapter's request (Next's `after`, a Worker's `c.executionCtx.waitUntil`).
    */
   waitUntil?(promise: Promise<unknown>, platform: Platform | undefined): void;
 }
@@ -59,8 +106,8 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
   allowModels?: readonly string[];
   /** Param keys the browser may send; default `DEFAULT_ALLOWED_PARAMS`. Others get 422 INVALID_BODY. */
   allowParams?: readonly string[];
-  /** Largest submit or estimate body, in bytes. Default 100 KiB. */
-  maxBodyBytes?: number;
+  /** Largest submit or estimate body: bytes, or `'100kb'`-style. Default `'100kb'`. */
+  maxBodyBytes?: BodyLimit;
   /** How long a submit body may take to arrive. Default 10 000 ms; later is 408 REQUEST_TIMEOUT. */
   bodyTimeoutMs?: number;
   /**

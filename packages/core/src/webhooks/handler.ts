@@ -2,15 +2,16 @@ import { createHmac } from '../crypto/hmac';
 import { isMediaGenError } from '../errors';
 import { eventsOf } from '../events/events-of';
 import type { GenerationEvents } from '../events/generation-events';
+import type { MediaGenWebhookOptions } from '../server/options';
 import { HEADERS } from '../types';
 import { BODY_TIMEOUT, BODY_TOO_LARGE, isJsonContentType, readBody } from '../util/body';
 import { readEnv } from '../util/env';
 import { ERROR_CODES, errorCodeInfo } from '../wire/error-codes';
-import { MemoryDedupeStore, type WebhookDedupeStore } from './dedupe';
+import { MemoryDedupeStore } from './dedupe';
 import { refusalResponse, webhookRefusal } from './refusals';
 import { type VerifiedWebhookEvent, verifyWebhookWith, type WebhookEvent } from './verify';
 
-export interface WebhookContext {
+export interface ReceiverContext {
   request: Request;
   /**
    * Says the event is safely handed over (stored, queued): the delivery is answered 200 now
@@ -19,56 +20,20 @@ export interface WebhookContext {
   acknowledge(): void;
 }
 
-export interface WebhookHandlerOptions<Context extends WebhookContext = WebhookContext> {
-  /**
-   * The endpoint's signing secret, or several during a rotation. Default: `MEDIAGEN_WEBHOOK_SECRET`,
-   * comma-separated for several (read per delivery, so a rotated env value is picked up).
-   */
-  secrets?: string | readonly string[];
-  /** The app's handler, once per event. Throwing answers 5xx, so the service retries the delivery. */
+/** The receiver's options inside core: the public webhook options with the mount's own parts filled in. */
+export interface ReceiverOptions<Context extends ReceiverContext = ReceiverContext>
+  extends Omit<MediaGenWebhookOptions, 'onEvent' | 'maxBodyBytes' | 'waitUntil'> {
   onEvent(event: WebhookEvent, context: Context): unknown;
-  /**
-   * De-duplication store. Default: a `MemoryDedupeStore` owned by this handler, right for one
-   * instance; several instances share one (`RedisDedupeStore` from `@mediagen/redis`). `false` turns it off.
-   */
-  dedupe?: WebhookDedupeStore | false;
-  /** How long a handled event is remembered. Default 24 h. */
-  dedupeTtlMs?: number;
-  /**
-   * How long a claim on an event in progress holds if its instance dies mid-handler. Default
-   * 5 min: longer than any sane handler, so a slow one never runs twice, but past the service's
-   * retry chain (about 11 s), so a crash's event comes back only through polling. Shorter (say
-   * 8 s) lets the service's last attempt run it on another instance, at the risk of a second run
-   * of a handler that takes longer than the lease.
-   */
-  claimLeaseMs?: number;
-  /** When to answer if the body or the handler is still running (the service waits 5 s). Default 4 000 ms. */
-  deadlineMs?: number;
-  /** Largest body read. Default 1 MiB. */
+  /** Largest body read, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Where verified events are published, so `wait()` resolves on them: usually `client.events`. */
-  events?: Pick<GenerationEvents, 'publish'>;
-  /**
-   * The app's client: its `wait()`/`run()` resolve on this receiver's events (shorthand for
-   * `events: client.events`). A client with no events gets in-process ones installed here.
-   */
+  /** A client whose events get the verified events (one with none gets in-process ones installed). */
   client?: { events?: GenerationEvents | undefined };
-  /**
-   * Keeps work alive after the answer on runtimes that stop at the response (Next's `after`,
-   * a Worker's `ctx.waitUntil`): the handler's outcome and the event publish are handed to it,
-   * with the delivery's request (a per-request `waitUntil` is found from it).
-   */
+  /** Keeps work alive after the answer, with the delivery's request. */
   waitUntil?(promise: Promise<unknown>, request: Request): void;
   /** Observes failures (bad signatures, handler errors, late errors after the answer). */
   onError?(error: unknown, event?: WebhookEvent): void;
-  /**
-   * Observes each signature check once it is over (tracing, metrics: `@mediagen/opentelemetry`'s
-   * `webhookTelemetry()` sets it). Called in the delivery's own async context, before the event
-   * is handled; never given the secrets, the signature or the body. A throw is ignored.
-   */
-  onVerify?(info: WebhookVerifyInfo): void;
-  /** Adds the adapter's own fields (its framework request) to the context `onEvent` gets. */
-  context?(base: WebhookContext): Context;
+  /** Adds the mount's own fields (the adapter's request) to the context `onEvent` gets. */
+  context?(base: ReceiverContext): Context;
 }
 
 /** What `onVerify` sees of one signature check. */
@@ -82,21 +47,20 @@ export interface WebhookVerifyInfo {
   elapsedMs: number;
 }
 
-/** A webhook receiver: a Web `Request` in, the answer the service's retry rules expect out. */
-export type WebhookHandler = (request: Request) => Promise<Response>;
+/** The receiver inside: a Web `Request` in, the answer the service's retry rules expect out. */
+export type Receiver = (request: Request) => Promise<Response>;
 
 const POLL_MS = 100;
 
 /**
- * The framework-neutral receiver the adapters mount: reads the raw body (bounded in size and
+ * Core's one webhook receiver, internal: `createMediaGenHandler`'s webhook route and the
+ * receiver alone (`createWebhookHandler`, in server/webhook.ts) both run it with the same options. It reads the raw body (bounded in size and
  * time), verifies it, de-duplicates on `generation_id` + event type (both from the signed
  * body) and calls `onEvent`. Status codes follow the service's retry rules: 4xx (terminal) for
  * what a retry cannot fix, 5xx (retried) when the handler failed or did not finish by the
  * deadline, 200 on success or for a duplicate. Each handler owns its de-duplication state.
  */
-export function createWebhookHandler<Context extends WebhookContext = WebhookContext>(
-  options: WebhookHandlerOptions<Context>,
-): WebhookHandler {
+export function createReceiver<Context extends ReceiverContext = ReceiverContext>(options: ReceiverOptions<Context>): Receiver {
   const store = options.dedupe === false ? undefined : (options.dedupe ?? new MemoryDedupeStore());
   /** Handlers running in this receiver, so a concurrent duplicate can wait on the original. */
   const running = new Map<string, Promise<boolean>>();
@@ -128,7 +92,7 @@ export function createWebhookHandler<Context extends WebhookContext = WebhookCon
     const markSeen = async () => {
       if (store && key) await store.complete(key, ttlMs);
     };
-    const base: WebhookContext = {
+    const base: ReceiverContext = {
       request,
       acknowledge: () => {
         handedOver = true;
