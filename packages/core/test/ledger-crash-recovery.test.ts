@@ -90,7 +90,8 @@ describe('the feed stream shows an intent too', () => {
     const { answer } = await submitHeld(handler, 'feed-1', 'in the feed');
     const abort = new AbortController();
     const feed = await handler(new Request(`${BASE}/generations/events`, { headers: { 'x-user': 'ada' }, signal: abort.signal }));
-    const reader = (feed.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    const reader = (feed.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
     const events: Record<string, unknown>[] = [];
     let buffer = '';
     const next = async () => {
@@ -105,7 +106,7 @@ describe('the feed stream shows an intent too', () => {
         }
         const { value, done: ended } = await reader.read();
         if (ended) throw new Error('the feed ended');
-        buffer += value;
+        buffer += decoder.decode(value, { stream: true });
       }
     };
     events.push(await next());
