@@ -1,6 +1,7 @@
 import { type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import type { Model, ModelList } from '../types';
+import { MODELS_ENDPOINT } from '../wire/paths';
 import { expectModelList } from './shape';
 
 const DEFAULT_TTL_MS = 300_000; // 5 minutes
@@ -30,8 +31,7 @@ export class Models {
   async list(options?: RequestOptions): Promise<ModelList & WithResponse> {
     const { data, meta } = await this.#transport.request<ModelList>({
       ...options,
-      method: 'GET',
-      path: '/api/v1/models',
+      ...MODELS_ENDPOINT,
       expect: expectModelList,
     });
     this.#store(data);

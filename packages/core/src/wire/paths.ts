@@ -1,14 +1,67 @@
-import { API_PREFIX } from '../types';
+// The service's endpoints (spec: Endpoints, Other addresses): one table of method and path that
+// the client, the emulator's router and faults, and OpenTelemetry's route names all read. Each
+// row is its own constant so that the client bundles only the rows it sends to (the table object
+// itself tree-shakes away), and each path is written out, not built from `API_PREFIX`, so that a
+// bundler keeps no template code. `{name}` stands for exactly one non-empty path segment.
 
-// The service's endpoints (spec: Endpoints), relative to its base address; signed output links
-// live under `OUTPUT_LINK_PREFIX` (see `outputLinkPath`).
-export const GENERATE_PATH = `${API_PREFIX}/generate`;
-export const GENERATIONS_PATH = `${API_PREFIX}/generations`;
-export const MODELS_PATH = `${API_PREFIX}/models`;
-export const CREDITS_PATH = `${API_PREFIX}/credits`;
+/** A row of the table: the method and the path template (`{name}` is one path segment). */
+export interface Endpoint {
+  readonly method: 'GET' | 'POST';
+  readonly path: `/${string}`;
+}
 
-/** `GET /api/v1/generations/{id}` for one id, percent-encoded. */
-export const generationPath = (id: string): string => `${GENERATIONS_PATH}/${encodeURIComponent(id)}`;
+/** `POST /api/v1/generate`: submit (and `estimate: true`). */
+export const GENERATE_ENDPOINT = { method: 'POST', path: '/api/v1/generate' } as const satisfies Endpoint;
+/** `GET /api/v1/generations/{id}`: one generation's status. */
+export const STATUS_ENDPOINT = { method: 'GET', path: '/api/v1/generations/{id}' } as const satisfies Endpoint;
+/** `GET /api/v1/models`: the account's model list. */
+export const MODELS_ENDPOINT = { method: 'GET', path: '/api/v1/models' } as const satisfies Endpoint;
+/** `GET /api/v1/credits`: the wallet. */
+export const CREDITS_ENDPOINT = { method: 'GET', path: '/api/v1/credits' } as const satisfies Endpoint;
+/** A signed output link (`outputLinkPath` builds one); no Authorization header. */
+export const OUTPUT_ENDPOINT = {
+  method: 'GET',
+  path: '/api/v1/output/{generation_id}/{expiry_epoch_seconds}/{signature}/{index}/{filename}',
+} as const satisfies Endpoint;
+
+/** Every endpoint of the service, by the name the emulator's faults use (`endpoint: 'status'`). */
+export const ENDPOINTS = {
+  generate: GENERATE_ENDPOINT,
+  status: STATUS_ENDPOINT,
+  models: MODELS_ENDPOINT,
+  credits: CREDITS_ENDPOINT,
+  output: OUTPUT_ENDPOINT,
+} as const;
+
+export type EndpointName = keyof typeof ENDPOINTS;
+
+/**
+ * The endpoint a request path (no query) names, with its `{…}` segments as sent (still
+ * percent-encoded), or undefined for a path the service does not have. The method is not
+ * compared: a known path with another method is the caller's 405, not an unknown route.
+ */
+export function matchEndpoint(path: string): { name: EndpointName; params: string[] } | undefined {
+  const segments = path.split('/');
+  for (const name of Object.keys(ENDPOINTS) as EndpointName[]) {
+    const parts = ENDPOINTS[name].path.split('/');
+    if (parts.length !== segments.length) continue;
+    const params: string[] = [];
+    const fits = parts.every((part, i) => {
+      const segment = segments[i] as string;
+      if (!part.startsWith('{')) return part === segment;
+      params.push(segment);
+      return segment !== '';
+    });
+    if (fits) return { name, params };
+  }
+  return undefined;
+}
+
+/** `endpoint`'s path with its `{…}` segments filled in order, each percent-encoded. */
+export function endpointPath(endpoint: Endpoint, ...params: string[]): string {
+  let i = 0;
+  return endpoint.path.replace(/\{[^}]*\}/g, () => encodeURIComponent(params[i++] ?? ''));
+}
 
 /**
  * The routes an app serves to its own front end with `createMediaGenHandler` (from
