@@ -173,9 +173,12 @@ describe('express-sample against the emulator, over HTTP', () => {
     });
     const lost = await s.submit({ model: 'image-fast', prompt: 'answer lost' }, { 'idempotency-key': 'lost-1' });
     expect(lost.status).toBeGreaterThanOrEqual(500);
+    // Listed at once, as an intent being submitted (it may be billed already); the same entry
+    // carries the generation once the reconciler's resend is answered.
+    expect(await s.list()).toMatchObject([{ submitting: true, generation_id: null }]);
     const [found] = await eventually(async () => {
       const list = await s.list();
-      return list.length === 1 && list;
+      return list.length === 1 && list[0]?.generation_id ? list : false;
     });
     const id = found!.generation_id as string;
     const retry = await s.submit({ model: 'image-fast', prompt: 'answer lost' }, { 'idempotency-key': 'lost-1' });

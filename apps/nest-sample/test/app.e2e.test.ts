@@ -267,7 +267,7 @@ describe('nest-sample against the emulator, over HTTP', () => {
     const res = await fetch(`${s.origin}/`);
     const [cookie, ...more] = res.headers.getSetCookie();
     expect(more).toEqual([]);
-    expect(cookie).toMatch(/^nest_sample_user=[0-9a-f-]{36};/);
+    expect(cookie).toMatch(/^mediagen_user=[0-9a-f-]{36};/);
     expect(cookie).toMatch(/; HttpOnly(;|$)/);
     expect(cookie).toMatch(/; SameSite=Lax(;|$)/);
     expect(cookie).not.toMatch(/Secure/);
@@ -275,8 +275,8 @@ describe('nest-sample against the emulator, over HTTP', () => {
     const again = await fetch(`${s.origin}/api/credits`, { headers: { cookie: cookie!.split(';')[0]! } });
     expect(again.headers.getSetCookie()).toEqual([]);
     // A forged value is not a user: a fresh id replaces it.
-    const forged = await fetch(`${s.origin}/api/credits`, { headers: { cookie: 'nest_sample_user=admin' } });
-    expect(forged.headers.getSetCookie()[0]).toMatch(/^nest_sample_user=[0-9a-f-]{36};/);
+    const forged = await fetch(`${s.origin}/api/credits`, { headers: { cookie: 'mediagen_user=admin' } });
+    expect(forged.headers.getSetCookie()[0]).toMatch(/^mediagen_user=[0-9a-f-]{36};/);
     const delivery = await fetch(s.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(delivery.status).toBe(401);
     expect(delivery.headers.getSetCookie()).toEqual([]);
@@ -308,7 +308,7 @@ describe('nest-sample against the emulator, over HTTP', () => {
         }).on('error', reject);
       });
       expect(cookies).toHaveLength(1);
-      expect(cookies[0]).toMatch(/^nest_sample_user=[0-9a-f-]{36};.*; HttpOnly; SameSite=Lax; Secure$/);
+      expect(cookies[0]).toMatch(/^mediagen_user=[0-9a-f-]{36};.*; HttpOnly; SameSite=Lax; Secure$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -87,10 +87,34 @@ describe('the sample page in a real Chromium', () => {
     expect(failures).toEqual([]);
     // The page's user is the cookie the app set on first contact, out of the page's scripts' reach.
     const [cookie] = await context.cookies(stack.origin);
-    expect(cookie).toMatchObject({ name: 'nest_sample_user', httpOnly: true, sameSite: 'Lax' });
+    expect(cookie).toMatchObject({ name: 'mediagen_user', httpOnly: true, sameSite: 'Lax' });
     expect(await page.evaluate(() => document.cookie)).toBe('');
     // Kept for a person to look at: test-output/page.png (git-ignored).
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+
+  it('a submit the service has not answered yet is listed as submitting, with its note and no charge, until it is', async () => {
+    const page = await context.newPage();
+    await page.goto(stack.origin + '/');
+    await expect.poll(() => page.locator('#model option[value="image-fast"]').count()).toBe(1);
+    // The service holds the submit: the app has written the intent, no answer has come back.
+    await stack.emulator.faults.add({ endpoint: 'generate', when: 'after', hold: true });
+    await page.selectOption('#model', 'image-fast');
+    await page.fill('#prompt', 'a red kite over a green hill');
+    await page.click('#submit');
+    await stack.emulator.faults.held({ min: 1 });
+    const item = page.locator('#list li[data-status="submitting"]', { hasText: 'a red kite over a green hill' });
+    await item.waitFor({ timeout: 10_000 });
+    expect(await item.getAttribute('data-id')).toBeTruthy();
+    expect(await item.locator('.status').textContent()).toBe('submitting');
+    expect(await item.locator('[data-submitting]').textContent()).toMatch(/never billed twice/);
+    expect(await item.locator('.head .muted').textContent()).not.toMatch(/credits/);
+    expect(await stack.emulator.faults.release()).toBe(1);
+    await page
+      .locator('#list li[data-status="completed"]', { hasText: 'a red kite over a green hill' })
+      .locator('img')
+      .waitFor({ timeout: 15_000 });
+    expect(await page.locator('#list li[data-status="submitting"]').count()).toBe(0);
   });
 
   it('an audio result is playable', async () => {

@@ -3,10 +3,13 @@
 // (`^<version>`), the monorepo's own files (build output, local state, configs extending the
 // root's) stay behind, and dotfiles are stored under another name because npm drops some of
 // them (`.gitignore`) from a package. Generic over a sample's files: whatever a sample has
-// travels, so samples change without an edit here.
+// travels, so samples change without an edit here. The files the samples share (the page, the
+// user cookie, the settings) are written from their one source in apps/shared/, and the build
+// refuses to run while a sample's checked-in copy differs from it (see shared-files.mjs).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DRIFT_HELP, driftedCopies, sharedCopies } from './shared-files.mjs';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const ROOT = join(PACKAGE, '..', '..');
@@ -60,6 +63,11 @@ function bundle(sampleDir, dest, workspace) {
     }
   }
   writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+  // The shared files from their source (the same bytes as the sample's copy: checked before any bundle).
+  for (const shared of sharedCopies(ROOT).filter((copy) => copy.sample === basename(sampleDir))) {
+    mkdirSync(join(dest, shared.path, '..'), { recursive: true });
+    cpSync(shared.source, join(dest, shared.path));
+  }
   renameDotfiles(dest);
 }
 
@@ -81,6 +89,8 @@ function renameDotfiles(dir) {
   }
 }
 
+const drifted = driftedCopies(ROOT);
+if (drifted.length) throw new Error(`create-mediagen: ${drifted.join(', ')} differ from their source in apps/shared/: ${DRIFT_HELP}`);
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 const workspace = workspacePackages();

@@ -96,6 +96,7 @@ function ledgerOn(baseUrl: string, maxOutputBytes?: number) {
         credits_estimate: 4,
         pricing_source: 'catalog_default',
         created_at: at,
+        request_id: 'req_persist',
       },
       { model: 'video-standard', prompt: 'big' },
     );

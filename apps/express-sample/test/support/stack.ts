@@ -7,7 +7,7 @@ import { MediaGenClient } from '@mediagen/core';
 import type { LedgerGeneration } from '@mediagen/core/ledger';
 import { type RunningEmulator, startEmulator, type WebhookConfig } from '@mediagen/emulator';
 import { openSample, type Sample } from '../../src/sample.js';
-import { USER_COOKIE } from '../../src/user.js';
+import { USER_COOKIE } from '../../src/user-cookie.js';
 
 export const KEY = 'svc_live_sample_test';
 export const SECRET = 'whsec_sample_new';

@@ -37,7 +37,11 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
     onEvent: (event) => ledger.applyEvent(event),
     // Every intent from the moment it is written: one not yet answered reads `submitting: true`
     // with a null generation_id (its idempotency_key names it), and keeps its place in the list.
-    list: (owner, page) => ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null }),
+    // A refused one is left out: it never became a generation (its submit answered the refusal).
+    async list(owner, page) {
+      const result = await ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null });
+      return { ...result, generations: result.generations.filter((g) => g.generation_id !== null || g.submitting) };
+    },
     async submit(params, { owner, idempotencyKey, signal }) {
       const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal });
       if (g.generation_id === null) {
