@@ -24,7 +24,7 @@ import { parseUrl } from '../util/parse-url';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { OUTPUT_LINK_PATTERN, OUTPUT_LINK_PREFIX } from '../wire/links';
-import { GENERATE_ENDPOINT, STATUS_ENDPOINT } from '../wire/paths';
+import type { EndpointRequest } from '../wire/paths';
 import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
@@ -102,7 +102,7 @@ export class Generations {
       try {
         const { data, meta } = await this.#transport.request<SubmitResponse>({
           ...options,
-          ...GENERATE_ENDPOINT,
+          ...({ method: 'POST', path: '/api/v1/generate' } satisfies EndpointRequest<'generate'>),
           body: params,
           idempotencyKey,
           expect: expectSubmitted,
@@ -128,7 +128,7 @@ export class Generations {
     try {
       const { data, meta } = await this.#transport.request<EstimateResponse>({
         ...options,
-        ...GENERATE_ENDPOINT,
+        ...({ method: 'POST', path: '/api/v1/generate' } satisfies EndpointRequest<'generate'>),
         body: { ...params, estimate: true },
         expect: expectEstimate,
       });
@@ -186,8 +186,7 @@ export class Generations {
     }
     const { data, meta } = await this.#transport.request<Generation>({
       ...options,
-      ...STATUS_ENDPOINT,
-      path: STATUS_ENDPOINT.path.replace('{id}', encodeURIComponent(id)),
+      ...({ method: 'GET', path: `/api/v1/generations/${encodeURIComponent(id)}` } satisfies EndpointRequest<'status'>),
       expect: expectGeneration,
     });
     const generation = normalizeGeneration(data);

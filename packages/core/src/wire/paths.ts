@@ -1,8 +1,9 @@
 // The service's endpoints (spec: Endpoints, Other addresses): one table of method and path that
-// the client, the emulator's router and faults, and OpenTelemetry's route names all read. Each
-// row is its own constant so that the client bundles only the rows it sends to (the table object
-// itself tree-shakes away), and each path is written out, not built from `API_PREFIX`, so that a
-// bundler keeps no template code. `{name}` stands for exactly one non-empty path segment.
+// the client, the emulator's router and faults, and OpenTelemetry's route names all read. The
+// client reads it at compile time: each request it sends is written out as a literal and checked
+// against its row with `satisfies EndpointRequest<'name'>`, so a path or method that drifts from
+// the table does not compile, and an app's bundle carries no table, no row object and no template
+// code (the table tree-shakes away). `{name}` stands for exactly one non-empty path segment.
 
 /** A row of the table: the method and the path template (`{name}` is one path segment). */
 export interface Endpoint {
@@ -10,30 +11,35 @@ export interface Endpoint {
   readonly path: `/${string}`;
 }
 
-/** `POST /api/v1/generate`: submit (and `estimate: true`). */
-export const GENERATE_ENDPOINT = { method: 'POST', path: '/api/v1/generate' } as const satisfies Endpoint;
-/** `GET /api/v1/generations/{id}`: one generation's status. */
-export const STATUS_ENDPOINT = { method: 'GET', path: '/api/v1/generations/{id}' } as const satisfies Endpoint;
-/** `GET /api/v1/models`: the account's model list. */
-export const MODELS_ENDPOINT = { method: 'GET', path: '/api/v1/models' } as const satisfies Endpoint;
-/** `GET /api/v1/credits`: the wallet. */
-export const CREDITS_ENDPOINT = { method: 'GET', path: '/api/v1/credits' } as const satisfies Endpoint;
-/** A signed output link (`outputLinkPath` builds one); no Authorization header. */
-export const OUTPUT_ENDPOINT = {
-  method: 'GET',
-  path: '/api/v1/output/{generation_id}/{expiry_epoch_seconds}/{signature}/{index}/{filename}',
-} as const satisfies Endpoint;
-
 /** Every endpoint of the service, by the name the emulator's faults use (`endpoint: 'status'`). */
 export const ENDPOINTS = {
-  generate: GENERATE_ENDPOINT,
-  status: STATUS_ENDPOINT,
-  models: MODELS_ENDPOINT,
-  credits: CREDITS_ENDPOINT,
-  output: OUTPUT_ENDPOINT,
-} as const;
+  /** `POST /api/v1/generate`: submit (and `estimate: true`). */
+  generate: { method: 'POST', path: '/api/v1/generate' },
+  /** `GET /api/v1/generations/{id}`: one generation's status. */
+  status: { method: 'GET', path: '/api/v1/generations/{id}' },
+  /** `GET /api/v1/models`: the account's model list. */
+  models: { method: 'GET', path: '/api/v1/models' },
+  /** `GET /api/v1/credits`: the wallet. */
+  credits: { method: 'GET', path: '/api/v1/credits' },
+  /** A signed output link (`outputLinkPath` builds one); no Authorization header. */
+  output: { method: 'GET', path: '/api/v1/output/{generation_id}/{expiry_epoch_seconds}/{signature}/{index}/{filename}' },
+} as const satisfies Record<string, Endpoint>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
+
+/** A path template with each `{…}` segment filled: `/api/v1/generations/${string}`. */
+export type FilledPath<P extends string> = P extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${FilledPath<Tail>}` : P;
+
+/**
+ * A request to the endpoint `N` as the client writes it: the row's method, and its path with each
+ * `{…}` segment filled (the status request's path is any `/api/v1/generations/${string}`). The
+ * client's requests are written `{ method, path } satisfies EndpointRequest<'status'>`. A type
+ * only: it costs an app's bundle nothing.
+ */
+export interface EndpointRequest<N extends EndpointName> {
+  readonly method: (typeof ENDPOINTS)[N]['method'];
+  readonly path: FilledPath<(typeof ENDPOINTS)[N]['path']>;
+}
 
 /**
  * The endpoint a request path (no query) names, with its `{…}` segments as sent (still
