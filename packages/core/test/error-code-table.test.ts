@@ -37,6 +37,9 @@ export function projectSources(): string[] {
   return out;
 }
 
+/** The table's rows, to tell a type that names codes from one that admits any code. */
+const ROWS = new Set(Object.keys(ERROR_CODES));
+
 /** The shape of a code: capitals, digits and underscores (`INVALID_BODY`, `TIMEOUT`). */
 const CODE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 
@@ -76,6 +79,19 @@ const NOT_ERROR_CODES = new Map<string, string>([
   ['HPE_HEADER_OVERFLOW', "Node's HTTP parser error code"],
   ['HPE_CHUNK_EXTENSIONS_OVERFLOW', "Node's HTTP parser error code"],
   ['UND_ERR_SOCKET', "undici's socket error code"],
+  ...['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'].map(
+    (code) => [code, "Fastify's content-type parser error code (core/node reads it as a parser refusal)"] as [string, string],
+  ),
+]);
+
+/**
+ * Rows no source throws, answers or reads, kept until a decision (each is in the docs' error
+ * reference, docs/scripts/code-notes.mjs): listed here so that the check below stays strict for
+ * every other row, and a row listed here that comes back into use must leave the list.
+ */
+const UNUSED_ROWS = new Map<string, string>([
+  ['PAYLOAD_TOO_LARGE', "no server of the project answers it: the emulator's and the routes' oversize body is 413 INVALID_BODY"],
+  ['WEBHOOK_RAW_BODY_MISSING', "@mediagen/nestjs no longer throws it since it mounts core's handler (05935fb)"],
 ]);
 
 interface Found {
@@ -103,11 +119,21 @@ function scan(files: string[]): Found[] {
   const valuesOf = (expr: ts.Node): string[] => {
     const values = new Set<string>();
     const type = checker.getTypeAtLocation(expr);
-    for (const t of type.isUnion() ? type.types : [type]) if (t.isStringLiteral()) values.add(t.value);
+    const literals = (type.isUnion() ? type.types : [type]).filter((t) => t.isStringLiteral()).map((t) => t.value);
+    // A type that admits (nearly) every row, such as `ErrorCode` or `keyof typeof ERROR_CODES`,
+    // says the value is some code, not which one: it marks no row as used (else every row would be).
+    if (literals.filter((v) => ROWS.has(v)).length <= ROWS.size / 2) for (const v of literals) values.add(v);
     const visit = (n: ts.Node) => {
       if (ts.isStringLiteralLike(n)) values.add(n.text);
       // Not into calls or functions: `f('X')`'s result is not 'X'.
       if (ts.isCallExpression(n) || ts.isFunctionLike(n)) return;
+      // `TABLE[status]`: the values of the object literal the constant holds (a status-to-code map).
+      if (ts.isElementAccessExpression(n)) {
+        const init = initializerOf(n.expression);
+        if (init && ts.isObjectLiteralExpression(init)) {
+          for (const p of init.properties) if (ts.isPropertyAssignment(p)) visit(p.initializer);
+        }
+      }
       ts.forEachChild(n, visit);
     };
     visit(expr);
@@ -123,7 +149,9 @@ function scan(files: string[]): Found[] {
     (ts.isPropertyAccessExpression(e) && /code$/i.test(e.name.text)) || (ts.isIdentifier(e) && /code$/i.test(e.text));
   /** The initializer of the constant an identifier names (a set or map of codes). */
   const initializerOf = (e: ts.Expression): ts.Node | undefined => {
-    const symbol = ts.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined;
+    let symbol = ts.isIdentifier(e) ? checker.getSymbolAtLocation(e) : undefined;
+    // An imported constant: its declaration in the module that exports it.
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
     const decl = symbol?.valueDeclaration;
     return decl && ts.isVariableDeclaration(decl) ? decl.initializer : undefined;
   };
@@ -136,6 +164,25 @@ function scan(files: string[]): Found[] {
     if (ts.isShorthandPropertyAssignment(node) && node.name.text === 'code') {
       const decl = checker.getShorthandAssignmentValueSymbol(node)?.valueDeclaration;
       if (decl && (ts.isVariableDeclaration(decl) || ts.isParameter(decl)) && decl.initializer) add(decl.initializer, 'thrown');
+    }
+    // const code = X (a local that holds the code it then answers or throws).
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && /code$/i.test(node.name.text) && node.initializer) {
+      add(node.initializer, 'thrown');
+    }
+    // x.code = X.
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && isCodeRef(node.left)) {
+      add(node.right, 'thrown');
+    }
+    // WAITS[x.code], MESSAGES[code]: the keys of the object literal the constant holds are read.
+    if (ts.isElementAccessExpression(node) && isCodeRef(node.argumentExpression)) {
+      const init = initializerOf(node.expression);
+      if (init && ts.isObjectLiteralExpression(init)) {
+        for (const p of init.properties) {
+          if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && CODE.test(p.name.text)) {
+            found.push({ code: p.name.text, where: p.getSourceFile().fileName.slice(ROOT.length), kind: 'read' });
+          }
+        }
+      }
     }
     // A `code` parameter's default.
     if (ts.isParameter(node) && ts.isIdentifier(node.name) && node.name.text === 'code' && node.initializer)
@@ -207,7 +254,15 @@ describe('ERROR_CODES is exactly what the project throws, answers or reads', () 
 
   it('every row of the table is thrown or read somewhere', () => {
     const used = new Set(found.map((f) => f.code));
-    expect([...TABLE].filter((code) => !used.has(code))).toEqual([]);
+    expect([...TABLE].filter((code) => !used.has(code) && !UNUSED_ROWS.has(code))).toEqual([]);
+  });
+
+  it('the rows kept unused are rows, and unused', () => {
+    const used = new Set(found.map((f) => f.code));
+    for (const code of UNUSED_ROWS.keys()) {
+      expect(TABLE.has(code), code).toBe(true);
+      expect(used.has(code), code).toBe(false);
+    }
   });
 
   it('the exceptions are real: each is found, none is a row', () => {
