@@ -63,6 +63,14 @@ async function applyFault(
 type Endpoint = EndpointName;
 
 /**
+ * A row of the table the emulator has no handler for: its type is `never` (so a new row fails to
+ * compile here until it is routed), and at run time the "no such route" 404 the endpoint-table
+ * test looks for.
+ */
+const unrouted = (endpoint: never): Reply =>
+  toErrorReply(new EmulatorHttpError('NOT_FOUND', `No handler for ${endpoint}.`, { next: NO_SUCH_ROUTE_NEXT }));
+
+/**
  * The emulator: one request in, one answer out. The Node server and the in-process `fetch`
  * (and the MSW handlers) are thin mounts over this function, so they answer alike.
  */
@@ -116,13 +124,13 @@ async function dispatch(s: EmulatorState, req: EmulatorRequest, rid: string): Pr
       const account = s.accounts.authenticate(req.header('authorization'));
       if (endpoint === 'models') reply = listModels(account, rid);
       else if (endpoint === 'credits') reply = getCredits(account, rid);
-      else {
+      else if (endpoint === 'status') {
         // A malformed escape cannot name any generation: the same 404 as an unknown id.
         const decoded = decodeSegment(matched.params[0] as string);
         if (decoded === null) throw new EmulatorHttpError('NOT_FOUND', 'No generation with this id.');
         // Links are built on the emulator's own address, never on the request's Host header.
         reply = getGeneration(s, account, decoded, s.baseUrl, rid);
-      }
+      } else reply = unrouted(endpoint);
     }
   } catch (e) {
     reply = toReply(e);
