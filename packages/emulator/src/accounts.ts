@@ -186,24 +186,24 @@ export class Accounts {
    */
   authenticate(header: string | undefined): Account {
     if (!header || header.trim() === '') {
-      throw new EmulatorHttpError(401, 'AUTH_MISSING', 'The Authorization header is missing.');
+      throw new EmulatorHttpError('AUTH_MISSING', 'The Authorization header is missing.');
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) throw new EmulatorHttpError(401, 'AUTH_MISSING', 'The Authorization header is malformed; expected "Bearer <API_KEY>".');
+    if (!m) throw new EmulatorHttpError('AUTH_MISSING', 'The Authorization header is malformed; expected "Bearer <API_KEY>".');
     const token = m[1] as string;
     if (!token.startsWith(KEY_PREFIX)) {
-      throw new EmulatorHttpError(401, 'KEY_INVALID', `The API key is invalid: keys start with "${KEY_PREFIX}".`);
+      throw new EmulatorHttpError('KEY_INVALID', `The API key is invalid: keys start with "${KEY_PREFIX}".`);
     }
     const rec = this.keys.get(hashKey(token));
-    if (!rec) throw new EmulatorHttpError(401, 'KEY_INVALID', 'The API key matches no key on file.');
-    if (rec.revoked) throw new EmulatorHttpError(401, 'KEY_REVOKED', 'The API key was revoked.');
+    if (!rec) throw new EmulatorHttpError('KEY_INVALID', 'The API key matches no key on file.');
+    if (rec.revoked) throw new EmulatorHttpError('KEY_REVOKED', 'The API key was revoked.');
     const account = rec.account;
-    if (this.config.apiDisabled) throw new EmulatorHttpError(403, 'API_DISABLED', 'The API is switched off platform-wide.');
+    if (this.config.apiDisabled) throw new EmulatorHttpError('API_DISABLED', 'The API is switched off platform-wide.');
     if (!account.limits) {
-      throw new EmulatorHttpError(403, 'TIER_LOCKED', `API access needs Pro, Pro Plus or Ultimate; this account is ${account.tier}.`);
+      throw new EmulatorHttpError('TIER_LOCKED', `API access needs Pro, Pro Plus or Ultimate; this account is ${account.tier}.`);
     }
     if (account.effectiveStatus() === 'banned') {
-      throw new EmulatorHttpError(403, 'ACCOUNT_BANNED', 'The account is banned.', untilOf(account));
+      throw new EmulatorHttpError('ACCOUNT_BANNED', 'The account is banned.', untilOf(account));
     }
     return account;
   }
@@ -212,10 +212,10 @@ export class Accounts {
   assertCanGenerate(account: Account): void {
     const status = account.effectiveStatus();
     if (status === 'frozen') {
-      throw new EmulatorHttpError(403, 'ACCOUNT_FROZEN', 'The account is frozen; generation is disabled.', untilOf(account));
+      throw new EmulatorHttpError('ACCOUNT_FROZEN', 'The account is frozen; generation is disabled.', untilOf(account));
     }
     if (status === 'restricted') {
-      throw new EmulatorHttpError(403, 'ACCOUNT_RESTRICTED', 'The wallet is restricted; it cannot be charged.', untilOf(account));
+      throw new EmulatorHttpError('ACCOUNT_RESTRICTED', 'The wallet is restricted; it cannot be charged.', untilOf(account));
     }
   }
 }

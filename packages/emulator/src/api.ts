@@ -39,7 +39,7 @@ export function generationView(s: EmulatorState, g: Generation, base: string, ri
 export function getGeneration(s: EmulatorState, account: Account, id: string, base: string, rid: string): Reply {
   const g = s.generations.byId.get(id);
   // Unknown and foreign ids are deliberately indistinguishable.
-  if (!g || g.account !== account) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No generation with this id.');
+  if (!g || g.account !== account) throw new EmulatorHttpError('NOT_FOUND', 'No generation with this id.');
   return { status: 200, body: generationView(s, g, base, rid) };
 }
 
@@ -96,7 +96,6 @@ export function hitRateLimit(s: EmulatorState, account: Account, estimate: boole
   const wait = w.retryAfter(now);
   if (wait > 0) {
     throw new EmulatorHttpError(
-      429,
       'RATE_LIMIT',
       `${estimate ? 'Quote' : 'Submit'} rate limit of ${w.limit}/min exceeded.`,
       {},
@@ -126,12 +125,12 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
   checkShape(body);
   const slug = body.model as string;
   const entry = bySlug.get(slug);
-  if (!entry) throw new EmulatorHttpError(422, 'UNKNOWN_MODEL', `No model is called "${slug}".`, { model: slug });
+  if (!entry) throw new EmulatorHttpError('UNKNOWN_MODEL', `No model is called "${slug}".`, { model: slug });
   if (account.models !== null && !account.models.has(slug)) {
-    throw new EmulatorHttpError(403, 'MODEL_NOT_ALLOWED', `${slug} is not enabled for this account.`, { model: slug });
+    throw new EmulatorHttpError('MODEL_NOT_ALLOWED', `${slug} is not enabled for this account.`, { model: slug });
   }
   if (!apiSupported(entry)) {
-    throw new EmulatorHttpError(422, 'MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, {
+    throw new EmulatorHttpError('MODEL_NOT_API_SUPPORTED', `${slug} needs several role-tagged inputs that the API cannot shape.`, {
       model: slug,
     });
   }
@@ -143,7 +142,6 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
   });
   if (isBlocked(params.prompt) || isBlocked(params.negative_prompt) || isBlocked(params.input_image)) {
     throw new EmulatorHttpError(
-      400,
       'CONTENT_POLICY_VIOLATION',
       'The prompt was flagged by the pre-dispatch safety check. No credits were charged.',
       {
@@ -173,7 +171,6 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
   const limits = account.limits;
   if (limits && account.inFlight >= limits.maxConcurrent) {
     throw new EmulatorHttpError(
-      429,
       'CONCURRENCY_LIMIT',
       `${account.inFlight} generations are in flight; the limit is ${limits.maxConcurrent}.`,
       { in_flight: account.inFlight, max_concurrent: limits.maxConcurrent },
@@ -182,7 +179,6 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
   }
   if (limits && account.spentThisCycle() + needed > limits.cycleBudget) {
     throw new EmulatorHttpError(
-      402,
       'INSUFFICIENT_CREDITS',
       `The ${limits.cycleBudget.toLocaleString('en-US')}-credit budget of this 30-day cycle cannot cover ${needed} more credits.`,
       {
@@ -196,7 +192,7 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
     );
   }
   if (account.balance < needed) {
-    throw new EmulatorHttpError(402, 'INSUFFICIENT_CREDITS', `The balance of ${account.balance} credits cannot cover ${needed}.`, {
+    throw new EmulatorHttpError('INSUFFICIENT_CREDITS', `The balance of ${account.balance} credits cannot cover ${needed}.`, {
       balance: account.balance,
       needed,
     });
@@ -224,12 +220,12 @@ export function serveOutput(s: EmulatorState, parts: string[]): Reply {
   // Canonical numbers and valid percent-encoding only (the wire's link rules).
   const link = parseLinkParts(parts);
   if (!link || !s.signer.verify(link.generationId, link.expiry, link.signature, link.index)) {
-    throw new EmulatorHttpError(403, 'LINK_INVALID', 'The link signature is invalid.');
+    throw new EmulatorHttpError('LINK_INVALID', 'The link signature is invalid.');
   }
   const { generationId: id, expiry: exp, index, filename } = link;
   const now = s.clock.now();
   if (now > exp * 1000)
-    throw new EmulatorHttpError(410, 'LINK_EXPIRED', `The link expired at ${iso(exp * 1000)}.`, { expired_at: iso(exp * 1000) });
+    throw new EmulatorHttpError('LINK_EXPIRED', `The link expired at ${iso(exp * 1000)}.`, { expired_at: iso(exp * 1000) });
   const g = s.generations.byId.get(id);
   if (
     !g ||
@@ -237,7 +233,7 @@ export function serveOutput(s: EmulatorState, parts: string[]): Reply {
     index >= g.params.number_results ||
     filename !== filenameFor(g.entry, g.params, index)
   ) {
-    throw new EmulatorHttpError(404, 'NOT_FOUND', 'No output at this address.');
+    throw new EmulatorHttpError('NOT_FOUND', 'No output at this address.');
   }
   const seed = seedFor(g, index);
   const bytes = s.outputs.get(`${g.outputKey}:${index}`, () => renderOutput(g.entry, g.params, seed));

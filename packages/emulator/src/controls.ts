@@ -30,10 +30,10 @@ const isLoopbackName = (hostname: string): boolean => LOOPBACK_NAMES.has(hostnam
  * emulator. Null when the request passes.
  */
 export function networkControlAccess(peer: string, header: (name: string) => string | undefined): EmulatorHttpError | null {
-  if (!isLoopbackAddress(peer)) return new EmulatorHttpError(404, 'NOT_FOUND', 'Not found.');
+  if (!isLoopbackAddress(peer)) return new EmulatorHttpError('NOT_FOUND', 'Not found.');
   const host = header('host');
   if (host === undefined || !LOOPBACK_HOST.test(host)) {
-    return new EmulatorHttpError(403, 'CONTROL_FORBIDDEN', 'Test controls answer only to a loopback Host (127.0.0.1, localhost or [::1]).');
+    return new EmulatorHttpError('CONTROL_FORBIDDEN', 'Test controls answer only to a loopback Host (127.0.0.1, localhost or [::1]).');
   }
   const origin = header('origin');
   if (origin !== undefined) {
@@ -44,7 +44,7 @@ export function networkControlAccess(peer: string, header: (name: string) => str
       // "null" (a sandboxed or file: page) and garbage are foreign origins.
     }
     if (!isLoopbackName(hostname)) {
-      return new EmulatorHttpError(403, 'CONTROL_FORBIDDEN', 'Test controls refuse requests from a web page of another origin.');
+      return new EmulatorHttpError('CONTROL_FORBIDDEN', 'Test controls refuse requests from a web page of another origin.');
     }
   }
   return null;
@@ -55,16 +55,16 @@ function mediaTypeRefusal(req: EmulatorRequest): EmulatorHttpError | null {
   if (!req.hasBody) return null;
   const type = (req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type === 'application/json') return null;
-  return new EmulatorHttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Test control bodies must be sent as Content-Type: application/json.');
+  return new EmulatorHttpError('UNSUPPORTED_MEDIA_TYPE', 'Test control bodies must be sent as Content-Type: application/json.');
 }
 
 const badField = (field: string, message: string): EmulatorHttpError =>
-  new EmulatorHttpError(400, 'INVALID_BODY', message, { details: { field } });
+  new EmulatorHttpError('INVALID_BODY', message, { details: { field } });
 
 /** A control body: an object with only `allowed` keys; an empty body is `{}`. */
 async function jsonBody(req: EmulatorRequest, allowed: readonly string[]): Promise<Record<string, unknown>> {
   const raw = await req.body();
-  const body = raw.length === 0 ? {} : parseJsonObject(raw, 400);
+  const body = raw.length === 0 ? {} : parseJsonObject(raw);
   for (const k of Object.keys(body)) {
     if (!allowed.includes(k)) {
       throw badField(
@@ -150,7 +150,7 @@ function releaseCountOf(b: Record<string, unknown>): number | undefined {
 
 function accountView(s: EmulatorState, id: string): Reply {
   const a = s.accounts.byId.get(id);
-  if (!a) throw new EmulatorHttpError(404, 'NOT_FOUND', `No account "${id}".`);
+  if (!a) throw new EmulatorHttpError('NOT_FOUND', `No account "${id}".`);
   return {
     status: 200,
     body: {
@@ -209,7 +209,7 @@ export async function handleControl(s: EmulatorState, req: EmulatorRequest, path
       case 'GET /__emulator/faults':
         return { status: 200, body: { faults: s.faults.all() } };
       case 'POST /__emulator/faults': {
-        const v = parseJson(await req.body(), 400);
+        const v = parseJson(await req.body());
         const list = (Array.isArray(v) ? v : [v]).map(parseFault);
         if (s.faults.size + list.length > FAULTS_MAX) {
           throw badField('fault', `At most ${FAULTS_MAX} faults may be pending; ${s.faults.size} are.`);
@@ -243,11 +243,11 @@ export async function handleControl(s: EmulatorState, req: EmulatorRequest, path
     const acct = /^\/__emulator\/accounts\/([^/]+)$/.exec(path);
     if (acct) {
       const id = decodeSegment(acct[1] as string);
-      if (id === null) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No account with this id.');
+      if (id === null) throw new EmulatorHttpError('NOT_FOUND', 'No account with this id.');
       if (method === 'GET') return accountView(s, id);
       if (method === 'PATCH') {
         const a = s.accounts.byId.get(id);
-        if (!a) throw new EmulatorHttpError(404, 'NOT_FOUND', `No account "${id}".`);
+        if (!a) throw new EmulatorHttpError('NOT_FOUND', `No account "${id}".`);
         const patch = accountPatchOf(await jsonBody(req, ['balance', 'status', 'until', 'tier']));
         if (patch.balance !== undefined) a.balance = patch.balance;
         if (patch.status !== undefined) a.status = patch.status;
@@ -260,9 +260,9 @@ export async function handleControl(s: EmulatorState, req: EmulatorRequest, path
         }
         return accountView(s, id);
       }
-      throw new EmulatorHttpError(405, 'METHOD_NOT_ALLOWED', 'Use GET or PATCH.', {}, { allow: 'GET, PATCH' });
+      throw new EmulatorHttpError('METHOD_NOT_ALLOWED', 'Use GET or PATCH.', {}, { allow: 'GET, PATCH' });
     }
-    throw new EmulatorHttpError(404, 'NOT_FOUND', `No control route ${method} ${path}.`, { next: NO_SUCH_ROUTE_NEXT });
+    throw new EmulatorHttpError('NOT_FOUND', `No control route ${method} ${path}.`, { next: NO_SUCH_ROUTE_NEXT });
   } catch (e) {
     if (e instanceof EmulatorHttpError) return toErrorReply(e);
     throw e;

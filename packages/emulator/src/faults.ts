@@ -1,7 +1,9 @@
+import { ENDPOINTS, type EndpointName, type ErrorCode } from '@mediagen/core/wire';
 import { FAULT_MAX_COUNT, FAULT_MAX_DELAY_MS, FAULT_MESSAGE_MAX } from './bounds.js';
 import { EmulatorHttpError } from './errors.js';
 
-export type FaultEndpoint = 'generate' | 'status' | 'models' | 'credits' | 'any';
+/** An endpoint of the contract's table (`ENDPOINTS`), or `any`. */
+export type FaultEndpoint = EndpointName | 'any';
 
 export interface Fault {
   endpoint: FaultEndpoint;
@@ -21,10 +23,11 @@ export interface Fault {
   hold: boolean;
 }
 
-const ENDPOINTS: readonly FaultEndpoint[] = ['generate', 'status', 'models', 'credits', 'any'];
+const FAULT_ENDPOINTS: readonly FaultEndpoint[] = [...(Object.keys(ENDPOINTS) as EndpointName[]), 'any'];
 const KEYS = ['endpoint', 'count', 'status', 'code', 'message', 'when', 'reset', 'delayMs', 'hold'];
 
-const DEFAULT_CODE: Record<number, string> = {
+/** The code an injected status gets when the fault names none (any code of the table). */
+const DEFAULT_CODE: Record<number, ErrorCode> = {
   400: 'INVALID_BODY',
   401: 'KEY_INVALID',
   402: 'INSUFFICIENT_CREDITS',
@@ -41,14 +44,14 @@ const DEFAULT_CODE: Record<number, string> = {
 
 const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-const bad = (msg: string): EmulatorHttpError => new EmulatorHttpError(400, 'INVALID_BODY', msg, { details: { field: 'fault' } });
+const bad = (msg: string): EmulatorHttpError => new EmulatorHttpError('INVALID_BODY', msg, { details: { field: 'fault' } });
 
 export function parseFault(raw: unknown): Fault {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('A fault is a JSON object.');
   const o = raw as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw bad(`Unknown fault key "${k}" (allowed: ${KEYS.join(', ')}).`);
   const endpoint = (o.endpoint === undefined ? 'any' : o.endpoint) as FaultEndpoint;
-  if (!ENDPOINTS.includes(endpoint)) throw bad(`fault.endpoint must be one of ${ENDPOINTS.join(', ')}.`);
+  if (!FAULT_ENDPOINTS.includes(endpoint)) throw bad(`fault.endpoint must be one of ${FAULT_ENDPOINTS.join(', ')}.`);
   const count = o.count === undefined ? 1 : o.count;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > FAULT_MAX_COUNT) {
     throw bad(`fault.count must be a whole number from 1 to ${FAULT_MAX_COUNT}.`);
@@ -93,7 +96,7 @@ export class Faults {
     this.list.push(f);
   }
 
-  take(endpoint: Exclude<FaultEndpoint, 'any'> | 'output'): Fault | null {
+  take(endpoint: EndpointName): Fault | null {
     if (this.list.length === 0) return null;
     const i = this.list.findIndex((f) => f.endpoint === endpoint || f.endpoint === 'any');
     if (i < 0) return null;
@@ -120,7 +123,7 @@ export class Faults {
  * Where a request was held: the endpoint the fault matched, or `render` for a generation whose
  * prompt holds it (`[[hold]]`) before its terminal step.
  */
-export type HeldEndpoint = Exclude<FaultEndpoint, 'any'> | 'output' | 'render';
+export type HeldEndpoint = EndpointName | 'render';
 
 /** A request a `hold` fault is holding, or a generation `[[hold]]` keeps in flight (`GET /__emulator/faults/held`). */
 export interface HeldRequest {

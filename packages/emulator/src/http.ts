@@ -35,8 +35,7 @@ export class RequestIds {
 
 export const bodyTooLarge = (): EmulatorHttpError =>
   new EmulatorHttpError(
-    413,
-    'INVALID_BODY',
+    ['INVALID_BODY', 413],
     `The body is larger than ${BODY_LIMIT} bytes.`,
     { details: { field: 'body' } },
     // The rest of the body is not read: the connection closes after this answer.
@@ -107,12 +106,12 @@ export function exceedsDepth(buf: Uint8Array, limit: number): boolean {
 }
 
 /**
- * Parses a JSON body with its nesting bounded (see `exceedsDepth`). `status` is the code a
- * malformed body gets: 422 on the API (the contract's INVALID_BODY), 400 on the controls.
+ * Parses a JSON body with its nesting bounded (see `exceedsDepth`). A malformed body is the
+ * contract's `422 INVALID_BODY`, on the API and the test controls alike.
  */
-export function parseJson(buf: Buffer, status = 422): unknown {
+export function parseJson(buf: Buffer): unknown {
   if (exceedsDepth(buf, MAX_JSON_DEPTH)) {
-    throw new EmulatorHttpError(status, 'INVALID_BODY', `The body nests deeper than ${MAX_JSON_DEPTH} levels.`, {
+    throw new EmulatorHttpError('INVALID_BODY', `The body nests deeper than ${MAX_JSON_DEPTH} levels.`, {
       details: { field: 'body' },
     });
   }
@@ -120,14 +119,14 @@ export function parseJson(buf: Buffer, status = 422): unknown {
     // JSON is UTF-8 (RFC 8259): a body with bytes that are not is unparseable, not patched with U+FFFD.
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(buf));
   } catch {
-    throw new EmulatorHttpError(status, 'INVALID_BODY', 'The body is not valid JSON.', { details: { field: 'body' } });
+    throw new EmulatorHttpError('INVALID_BODY', 'The body is not valid JSON.', { details: { field: 'body' } });
   }
 }
 
-export function parseJsonObject(buf: Buffer, status = 422): Record<string, unknown> {
-  const v = parseJson(buf, status);
+export function parseJsonObject(buf: Buffer): Record<string, unknown> {
+  const v = parseJson(buf);
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw new EmulatorHttpError(status, 'INVALID_BODY', 'The body must be a JSON object.', { details: { field: 'body' } });
+    throw new EmulatorHttpError('INVALID_BODY', 'The body must be a JSON object.', { details: { field: 'body' } });
   }
   return v as Record<string, unknown>;
 }
@@ -142,11 +141,18 @@ export function decodeSegment(segment: string): string | null {
 }
 
 export function toErrorReply(e: EmulatorHttpError): Reply {
-  return {
-    status: e.status,
-    body: { error: e.code, message: e.message, next: nextFor(e.code), ...e.extra },
-    headers: e.headers,
-  };
+  return errorReply(e.status, e.code, e.message, e.extra, e.headers);
+}
+
+/** The spec's error body for any status and code (an injected fault's included). */
+export function errorReply(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Reply {
+  return { status, body: { error: code, message, next: nextFor(code), ...extra }, headers };
 }
 
 /** Writes a reply on a Node response (the in-process mount writes the same `serializeReply`). */

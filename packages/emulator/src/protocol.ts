@@ -7,13 +7,13 @@ import { type RequestIds, send, toErrorReply } from './http.js';
 function errorFor(code: string | undefined): EmulatorHttpError {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new EmulatorHttpError(408, 'REQUEST_TIMEOUT', 'The request (headers and body) did not arrive in time.');
+      return new EmulatorHttpError('REQUEST_TIMEOUT', 'The request (headers and body) did not arrive in time.');
     case 'HPE_HEADER_OVERFLOW':
-      return new EmulatorHttpError(431, 'HEADERS_TOO_LARGE', 'The request headers are too large.');
+      return new EmulatorHttpError('HEADERS_TOO_LARGE', 'The request headers are too large.');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new EmulatorHttpError(413, 'INVALID_BODY', 'The chunk extensions are too large.', { details: { field: 'body' } });
+      return new EmulatorHttpError(['INVALID_BODY', 413], 'The chunk extensions are too large.', { details: { field: 'body' } });
     default:
-      return new EmulatorHttpError(400, 'BAD_REQUEST', 'The request is not valid HTTP/1.1.');
+      return new EmulatorHttpError('BAD_REQUEST', 'The request is not valid HTTP/1.1.');
   }
 }
 

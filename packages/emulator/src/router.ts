@@ -1,19 +1,19 @@
-import { type ErrorCode, NO_SUCH_ROUTE_NEXT } from '@mediagen/core/wire';
+import { ENDPOINTS, type EndpointName, matchEndpoint, NO_SUCH_ROUTE_NEXT } from '@mediagen/core/wire';
 import type { Account } from './accounts.js';
 import { getCredits, getGeneration, hashOf, hitRateLimit, listModels, parseSubmit, serveOutput, submit, submitHeaders } from './api.js';
 import { BODY_LIMIT } from './bounds.js';
-import { CREDITS_PATH, GENERATE_PATH, GENERATIONS_PATH, H, MODELS_PATH, OUTPUT_LINK_PREFIX } from './constants.js';
+import { H } from './constants.js';
 import { handleControl } from './controls.js';
 import { DEFAULT_MESSAGES, EmulatorHttpError } from './errors.js';
 import type { Fault } from './faults.js';
-import { bodyTooLarge, decodeSegment, type Reply, toErrorReply } from './http.js';
+import { bodyTooLarge, decodeSegment, errorReply, type Reply, toErrorReply } from './http.js';
 import type { Answer, EmulatorRequest } from './request.js';
 import type { EmulatorState } from './state.js';
 
 export const toReply = (e: unknown): Reply => {
   if (e instanceof EmulatorHttpError) return toErrorReply(e);
   process.emitWarning(`mediagen-emulator: ${(e as Error)?.stack ?? String(e)}`);
-  return toErrorReply(new EmulatorHttpError(500, 'INTERNAL_ERROR', 'Unexpected emulator error.'));
+  return toErrorReply(new EmulatorHttpError('INTERNAL_ERROR', 'Unexpected emulator error.'));
 };
 
 const answer = (reply: Reply, rid: string, head = false): Answer => ({ reply, rid, head });
@@ -24,16 +24,9 @@ function faultReply(f: Fault): Reply {
   if (f.status === 429) headers[H.retryAfter] = '1';
   if (f.status === 503) headers[H.retryAfter] = '60';
   if (code === 'IDEMPOTENT_REQUEST_IN_FLIGHT') headers[H.retryAfter] = '3';
-  return toErrorReply(
-    // A test may inject any code, one the table lacks included (a newer service's): not checked.
-    new EmulatorHttpError(
-      f.status ?? 500,
-      code as ErrorCode,
-      f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`,
-      {},
-      headers,
-    ),
-  );
+  // The test's words, not the emulator's: any status with any code, one the table lacks
+  // included (a newer service's), so not an `EmulatorHttpError`.
+  return errorReply(f.status ?? 500, code, f.message ?? DEFAULT_MESSAGES[code] ?? `Injected fault ${code}.`, {}, headers);
 }
 
 /**
@@ -67,7 +60,15 @@ async function applyFault(
   return answer({ ...reply, headers: { ...reply.headers, ...extraHeaders } }, rid);
 }
 
-type Endpoint = 'generate' | 'status' | 'models' | 'credits' | 'output';
+type Endpoint = EndpointName;
+
+/**
+ * A row of the table the emulator has no handler for: its type is `never` (so a new row fails to
+ * compile here until it is routed), and at run time the "no such route" 404 the endpoint-table
+ * test looks for.
+ */
+const unrouted = (endpoint: never): Reply =>
+  toErrorReply(new EmulatorHttpError('NOT_FOUND', `No handler for ${endpoint}.`, { next: NO_SUCH_ROUTE_NEXT }));
 
 /**
  * The emulator: one request in, one answer out. The Node server and the in-process `fetch`
@@ -96,22 +97,16 @@ async function dispatch(s: EmulatorState, req: EmulatorRequest, rid: string): Pr
     return answer(await handleControl(s, req, path, q < 0 ? '' : url.slice(q + 1), method), rid);
   }
   const notFound = () =>
-    answer(toErrorReply(new EmulatorHttpError(404, 'NOT_FOUND', `No route ${method} ${path}.`, { next: NO_SUCH_ROUTE_NEXT })), rid);
-  // The endpoints as the contract names them (`@mediagen/core/wire`), nothing restated here.
-  const id = path.startsWith(`${GENERATIONS_PATH}/`) ? path.slice(GENERATIONS_PATH.length + 1) : undefined;
-  const link = path.startsWith(OUTPUT_LINK_PREFIX) ? path.slice(OUTPUT_LINK_PREFIX.length).split('/') : undefined;
+    answer(toErrorReply(new EmulatorHttpError('NOT_FOUND', `No route ${method} ${path}.`, { next: NO_SUCH_ROUTE_NEXT })), rid);
+  // The endpoints as the contract's one table names them (`ENDPOINTS` in `@mediagen/core/wire`).
+  const matched = matchEndpoint(path);
+  if (!matched) return notFound();
+  const endpoint: Endpoint = matched.name;
+  // Signed links are served like files: HEAD too.
+  const allow = endpoint === 'output' ? 'GET, HEAD' : ENDPOINTS[endpoint].method;
   const head = method === 'HEAD';
-
-  let endpoint: Endpoint;
-  let allow: string;
-  if (path === GENERATE_PATH) [endpoint, allow] = ['generate', 'POST'];
-  else if (path === MODELS_PATH) [endpoint, allow] = ['models', 'GET'];
-  else if (path === CREDITS_PATH) [endpoint, allow] = ['credits', 'GET'];
-  else if (id && !id.includes('/')) [endpoint, allow] = ['status', 'GET'];
-  else if (link?.length === 5) [endpoint, allow] = ['output', 'GET, HEAD'];
-  else return notFound();
   if (!allow.split(', ').includes(method)) {
-    return answer(toErrorReply(new EmulatorHttpError(405, 'METHOD_NOT_ALLOWED', `Use ${allow} on ${path}.`, {}, { allow })), rid);
+    return answer(toErrorReply(new EmulatorHttpError('METHOD_NOT_ALLOWED', `Use ${allow} on ${path}.`, {}, { allow })), rid);
   }
 
   if (endpoint === 'generate') return handleGenerate(s, req, rid);
@@ -124,18 +119,18 @@ async function dispatch(s: EmulatorState, req: EmulatorRequest, rid: string): Pr
   let reply: Reply;
   try {
     if (endpoint === 'output') {
-      reply = serveOutput(s, link as string[]);
+      reply = serveOutput(s, matched.params);
     } else {
       const account = s.accounts.authenticate(req.header('authorization'));
       if (endpoint === 'models') reply = listModels(account, rid);
       else if (endpoint === 'credits') reply = getCredits(account, rid);
-      else {
+      else if (endpoint === 'status') {
         // A malformed escape cannot name any generation: the same 404 as an unknown id.
-        const decoded = decodeSegment(id as string);
-        if (decoded === null) throw new EmulatorHttpError(404, 'NOT_FOUND', 'No generation with this id.');
+        const decoded = decodeSegment(matched.params[0] as string);
+        if (decoded === null) throw new EmulatorHttpError('NOT_FOUND', 'No generation with this id.');
         // Links are built on the emulator's own address, never on the request's Host header.
         reply = getGeneration(s, account, decoded, s.baseUrl, rid);
-      }
+      } else reply = unrouted(endpoint);
     }
   } catch (e) {
     reply = toReply(e);
@@ -172,7 +167,6 @@ async function handleGenerate(s: EmulatorState, req: EmulatorRequest, rid: strin
       const claim = s.idempotency.claim(account.id, key, hashOf(parsed));
       if (claim.kind === 'in_flight') {
         throw new EmulatorHttpError(
-          409,
           'IDEMPOTENT_REQUEST_IN_FLIGHT',
           'A request with this Idempotency-Key is still being enqueued.',
           {},
@@ -180,7 +174,7 @@ async function handleGenerate(s: EmulatorState, req: EmulatorRequest, rid: strin
         );
       }
       if (claim.kind === 'reused') {
-        throw new EmulatorHttpError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different body.', {
+        throw new EmulatorHttpError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different body.', {
           details: { field: 'Idempotency-Key' },
         });
       }

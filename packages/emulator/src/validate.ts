@@ -24,10 +24,10 @@ const SPEC_KEYS = PARAM_KEYS.filter((k) => k !== 'prompt' && k !== 'number_resul
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const invalid = (field: string, message: string, model?: string): EmulatorHttpError =>
-  new EmulatorHttpError(422, 'INVALID_BODY', message, { details: { field }, ...(model ? { model } : {}) });
+  new EmulatorHttpError('INVALID_BODY', message, { details: { field }, ...(model ? { model } : {}) });
 
 const notAvailable = (field: string, message: string, model: string): EmulatorHttpError =>
-  new EmulatorHttpError(400, 'OPTION_NOT_AVAILABLE', message, { model, details: { field } });
+  new EmulatorHttpError('OPTION_NOT_AVAILABLE', message, { model, details: { field } });
 
 /** Length in Unicode code points, the unit the contract's text limits count. */
 export const codePoints = (s: string): number => {
@@ -129,12 +129,11 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   const promptMax = limits.promptMax;
   if (codePoints(prompt) > promptMax) throw invalid('prompt', `\`prompt\` is longer than ${promptMax} characters on ${slug}.`, slug);
   if (entry.needsPrompt && prompt.trim() === '') {
-    throw new EmulatorHttpError(422, 'MISSING_PROMPT', `${slug} needs a non-empty \`prompt\`.`, { model: slug });
+    throw new EmulatorHttpError('MISSING_PROMPT', `${slug} needs a non-empty \`prompt\`.`, { model: slug });
   }
 
   if (body.input_video !== undefined && entry.billsByClipLength) {
     throw new EmulatorHttpError(
-      422,
       'INPUT_VIDEO_NOT_SUPPORTED',
       `${slug} bills video-to-video by the exact source-clip length, which the API cannot quote; input_video is refused.`,
       { model: slug },
@@ -148,7 +147,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   }
 
   if (body.enhance === true && !m.enhance_supported) {
-    throw new EmulatorHttpError(400, 'ENHANCE_NOT_SUPPORTED', `${slug} does not support the enhance pass.`, { model: slug });
+    throw new EmulatorHttpError('ENHANCE_NOT_SUPPORTED', `${slug} does not support the enhance pass.`, { model: slug });
   }
 
   // number_results
@@ -159,15 +158,10 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
   if (body.number_results !== undefined) {
     const v = body.number_results;
     if (!isInt(v) || v < nrMin || v > nrMax) {
-      throw new EmulatorHttpError(
-        422,
-        'INVALID_NUMBER_RESULTS',
-        `number_results must be an integer from ${nrMin} to ${nrMax} on ${slug}.`,
-        {
-          model: slug,
-          details: { field: 'number_results' },
-        },
-      );
+      throw new EmulatorHttpError('INVALID_NUMBER_RESULTS', `number_results must be an integer from ${nrMin} to ${nrMax} on ${slug}.`, {
+        model: slug,
+        details: { field: 'number_results' },
+      });
     }
     numberResults = v;
   }
@@ -338,7 +332,7 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
 
   for (const f of entry.requires ?? []) {
     if (out[f] === undefined) {
-      throw new EmulatorHttpError(422, 'MODEL_CONTRACT_VIOLATION', `${slug} requires \`${f}\`.`, { model: slug, details: { field: f } });
+      throw new EmulatorHttpError('MODEL_CONTRACT_VIOLATION', `${slug} requires \`${f}\`.`, { model: slug, details: { field: f } });
     }
   }
   return out;

@@ -31,9 +31,9 @@ const clockOffset = async () => (await emu.control('GET', '/clock')).body.offset
 const faultCount = async () => (await emu.control('GET', '/faults')).body.faults.length as number;
 
 describe('control input out of range is refused with 4xx and changes nothing', () => {
-  it('POST /clock {advanceMs: 9e15} is 400; the clock does not move and submits still bill correctly', async () => {
+  it('POST /clock {advanceMs: 9e15} is 422; the clock does not move and submits still bill correctly', async () => {
     const r = await emu.control('POST', '/clock', { advanceMs: 9e15 });
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'advanceMs' } });
     expect(await clockOffset()).toBe(0);
     const s = await emu.submit({ model: 'image-fast', prompt: 'x' });
@@ -50,9 +50,9 @@ describe('control input out of range is refused with 4xx and changes nothing', (
     [{ advanceMs: 1, extra: true }],
     [{}],
     [[1]],
-  ])('POST /clock %j is 400', async (body) => {
+  ])('POST /clock %j is 422', async (body) => {
     const r = await emu.control('POST', '/clock', body);
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(422);
     expect(r.body.error).toBe('INVALID_BODY');
     expect(await clockOffset()).toBe(0);
   });
@@ -60,21 +60,21 @@ describe('control input out of range is refused with 4xx and changes nothing', (
   it('the clock bound is cumulative: many in-range steps cannot pass it', async () => {
     const year = 365 * 24 * 3600 * 1000;
     expect((await emu.control('POST', '/clock', { advanceMs: 99 * year })).status).toBe(200);
-    expect((await emu.control('POST', '/clock', { advanceMs: 2 * year })).status).toBe(400);
+    expect((await emu.control('POST', '/clock', { advanceMs: 2 * year })).status).toBe(422);
     expect(await clockOffset()).toBe(99 * year);
     expect((await emu.submit({ model: 'image-fast', prompt: 'x' })).status).toBe(202);
   });
 
   it('PATCH /accounts validates every field before applying any', async () => {
     const r = await emu.control('PATCH', '/accounts/acct_pro', { balance: 5, status: 'bogus' });
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(422);
     expect(r.body.details.field).toBe('status');
     const view = (await emu.control('GET', '/accounts/acct_pro')).body;
     expect(view.balance).toBe(15000);
     expect(view.status).toBe('active');
     for (const body of [{ balance: 1e300 }, { balance: -1 }, { until: 5 }, { tier: 'gold' }, { nope: 1 }]) {
       const bad = await emu.control('PATCH', '/accounts/acct_pro', body);
-      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.status, JSON.stringify(body)).toBe(422);
     }
     expect((await emu.control('GET', '/accounts/acct_pro')).body.balance).toBe(15000);
   });
@@ -89,19 +89,19 @@ describe('control input out of range is refused with 4xx and changes nothing', (
     [{ code: 'x'.repeat(100) }],
     [{ message: 'm'.repeat(5000) }],
     [[{ status: 500 }, { status: 'x' }]],
-  ])('POST /faults %j is 400 and adds nothing', async (body) => {
+  ])('POST /faults %j is 422 and adds nothing', async (body) => {
     const r = await emu.control('POST', '/faults', body);
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(422);
     expect(await faultCount()).toBe(0);
   });
 
-  it('reset and DELETE /faults take no body fields; /accounts/%ZZ is 404; a bad ?limit is 400', async () => {
-    expect((await emu.control('POST', '/reset', { everything: true })).status).toBe(400);
-    expect((await emu.control('DELETE', '/faults', { x: 1 })).status).toBe(400);
+  it('reset and DELETE /faults take no body fields; /accounts/%ZZ is 404; a bad ?limit is 422', async () => {
+    expect((await emu.control('POST', '/reset', { everything: true })).status).toBe(422);
+    expect((await emu.control('DELETE', '/faults', { x: 1 })).status).toBe(422);
     const bad = await emu.control('GET', '/accounts/%ZZ');
     expect(bad.status).toBe(404);
     expect(bad.body.error).toBe('NOT_FOUND');
-    expect((await emu.control('GET', '/deliveries?limit=abc')).status).toBe(400);
+    expect((await emu.control('GET', '/deliveries?limit=abc')).status).toBe(422);
     expect((await emu.control('GET', '/deliveries?limit=2')).status).toBe(200);
   });
 });

@@ -21,10 +21,10 @@ const settle = (p: Promise<Res>) =>
 
 describe('hold: validation', () => {
   it.each([[{ hold: 'yes' }], [{ hold: 1 }], [{ hold: null }], [[{ hold: true }, { hold: 0 }]]])(
-    'POST /faults %j is 400 naming the fault and adds nothing',
+    'POST /faults %j is 422 naming the fault and adds nothing',
     async (body) => {
       const r = await emu.control('POST', '/faults', body);
-      expect(r.status).toBe(400);
+      expect(r.status).toBe(422);
       expect(r.body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'fault' } });
       expect(r.body.message).toContain('hold');
       expect((await emu.control('GET', '/faults')).body.faults).toEqual([]);
@@ -40,20 +40,20 @@ describe('hold: validation', () => {
     ]);
   });
 
-  it.each(['-1', '1.5', 'abc', '1e3', '99999999999', '1000001'])('GET /faults/held?min=%s is 400 naming min', async (min) => {
+  it.each(['-1', '1.5', 'abc', '1e3', '99999999999', '1000001'])('GET /faults/held?min=%s is 422 naming min', async (min) => {
     const r = await emu.control('GET', `/faults/held?min=${min}`);
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ error: 'INVALID_BODY', details: { field: 'min' } });
   });
 
   it.each([[{ count: 0 }], [{ count: 1.5 }], [{ count: '1' }], [{ count: 1e300 }], [{ all: true }]])(
-    'POST /faults/release %j is 400 and releases nothing',
+    'POST /faults/release %j is 422 and releases nothing',
     async (body) => {
       await emu.control('POST', '/faults', { endpoint: 'credits', hold: true });
       const pending = settle(emu.call('GET', '/api/v1/credits'));
       expect(await held(1)).toHaveLength(1);
       const r = await release(body);
-      expect(r.status).toBe(400);
+      expect(r.status).toBe(422);
       expect(r.body.error).toBe('INVALID_BODY');
       expect(await held()).toHaveLength(1);
       expect((await release()).body.released).toBe(1);
@@ -210,8 +210,8 @@ describe('hold: in process', () => {
   it('refuses a bad min or count with EmulatorControlError', async () => {
     const e = start();
     await expect(e.faults.held({ min: -1 })).rejects.toBeInstanceOf(EmulatorControlError);
-    await expect(e.faults.release(0)).rejects.toMatchObject({ status: 400, code: 'INVALID_BODY' });
-    await expect(e.faults.add({ hold: 'yes' as never })).rejects.toMatchObject({ status: 400 });
+    await expect(e.faults.release(0)).rejects.toMatchObject({ status: 422, code: 'INVALID_BODY' });
+    await expect(e.faults.add({ hold: 'yes' as never })).rejects.toMatchObject({ status: 422 });
   });
 
   it('close ends a held request (fetch rejects, as on a reset connection)', async () => {

@@ -145,7 +145,7 @@ describe('createEmulator: the emulator in the test process', () => {
 
   it('controls are validated as over HTTP, and reset() returns to the start state', async () => {
     const { client, emu } = start();
-    await expect(emu.clock.advance(-1)).rejects.toMatchObject({ status: 400, code: 'INVALID_BODY' });
+    await expect(emu.clock.advance(-1)).rejects.toMatchObject({ status: 422, code: 'INVALID_BODY' });
     await expect(emu.faults.add({ endpoint: 'nope' as 'any' })).rejects.toBeInstanceOf(EmulatorControlError);
     await expect(emu.accounts.update('acct_unit', { balance: -5 })).rejects.toMatchObject({ code: 'INVALID_BODY' });
     await emu.accounts.update('acct_unit', { balance: 3 });

@@ -124,7 +124,7 @@ describe('faults', () => {
 
   it('faults are listed, validated and cleared', async () => {
     const bad = await emu.control('POST', '/faults', { endpoint: 'nope' });
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(422);
     const bad2 = await emu.control('POST', '/faults', { endpoint: 'any', colour: 1 });
     expect(bad2.body.message).toContain('colour');
     await emu.control('POST', '/faults', [{ endpoint: 'models', count: 3, status: 500 }]);
@@ -154,7 +154,7 @@ describe('controls', () => {
       expect(h).toMatchObject({ ok: true, generations: 0 });
       expect((await emu.control('GET', '/deliveries')).body.deliveries).toEqual([]);
       expect((await emu.control('GET', '/accounts/nope')).status).toBe(404);
-      expect((await emu.control('POST', '/clock', { advanceMs: -5 })).status).toBe(400);
+      expect((await emu.control('POST', '/clock', { advanceMs: -5 })).status).toBe(422);
     } finally {
       await emu.close();
     }
@@ -171,7 +171,7 @@ describe('controls', () => {
       });
       await emu.control('PATCH', '/accounts/acct_pro', { status: 'frozen' });
       expect((await emu.submit({ model: 'image-fast', prompt: 'x' })).body.error).toBe('ACCOUNT_FROZEN');
-      expect((await emu.control('PATCH', '/accounts/acct_pro', { colour: 1 })).status).toBe(400);
+      expect((await emu.control('PATCH', '/accounts/acct_pro', { colour: 1 })).status).toBe(422);
     } finally {
       await emu.close();
     }

@@ -1,11 +1,12 @@
+import { ENDPOINTS, matchEndpoint } from '@mediagen/core/wire';
+
 /**
- * A request's route template, never its raw URL: a generation id becomes `{id}`, and anything
- * that is not an API route (an output link, whose query is its signature) is `download`, so no
- * signed link, token or query string ever reaches a span.
+ * A request's route template, never its raw URL: the path template of the contract's endpoint
+ * table (`ENDPOINTS` in `@mediagen/core/wire`) that the path matches (a generation id becomes
+ * `{id}`, an output link's signature `{signature}`), and `other` for a path the table lacks, so
+ * no id, signed link, token or query string ever reaches a span.
  */
 export function routeOf(url: URL): string {
-  const path = url.pathname;
-  if (/^\/api\/v1\/generations\/[^/]+$/.test(path)) return '/api/v1/generations/{id}';
-  if (/^\/api\/v1\/(?:generate|models|credits)$/.test(path)) return path;
-  return 'download';
+  const matched = matchEndpoint(url.pathname);
+  return matched ? ENDPOINTS[matched.name].path : 'other';
 }

@@ -1,8 +1,10 @@
+import { ENDPOINTS, outputLinkPath } from '@mediagen/core/wire';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { routeOf } from '../src/index';
 
-const TEMPLATES = ['/api/v1/generate', '/api/v1/models', '/api/v1/credits', '/api/v1/generations/{id}', 'download'];
+// The contract's one endpoint table: a new endpoint is named by its own template, never lumped in.
+const TEMPLATES = [...Object.values(ENDPOINTS).map((e) => e.path), 'other'];
 
 describe('routeOf: the only part of a URL a span records', () => {
   it('is always one of the templates: no id, query, token or link signature survives (fast-check)', () => {
@@ -19,9 +21,17 @@ describe('routeOf: the only part of a URL a span records', () => {
     );
   });
 
-  it('names the API routes and calls everything else a download', () => {
-    expect(routeOf(new URL('https://api.test/api/v1/generate'))).toBe('/api/v1/generate');
+  it("names every endpoint of the table by its template, and anything else 'other'", () => {
+    for (const { path } of Object.values(ENDPOINTS)) {
+      const concrete = path.replace(/\{[^}]*\}/g, 'x1');
+      expect(routeOf(new URL(`https://api.test${concrete}?q=1`))).toBe(path);
+    }
     expect(routeOf(new URL('https://api.test/api/v1/generations/gen_1?x=1'))).toBe('/api/v1/generations/{id}');
-    expect(routeOf(new URL('https://cdn.test/outputs/gen_1/0.png?expires=1&signature=abc'))).toBe('download');
+    expect(
+      routeOf(
+        new URL(`https://api.test${outputLinkPath({ generationId: 'g', expiry: 1, signature: 'sig', index: 0, filename: 'a.png' })}`),
+      ),
+    ).toBe(ENDPOINTS.output.path);
+    expect(routeOf(new URL('https://cdn.test/outputs/gen_1/0.png?expires=1&signature=abc'))).toBe('other');
   });
 });

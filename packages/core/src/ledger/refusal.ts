@@ -1,6 +1,6 @@
 import { APIError, isMediaGenError, ParamsValidationError } from '../errors';
 import type { GenerationError } from '../types';
-import { errorCodeInfo } from '../wire/error-codes';
+import { isDocumentedStatus } from '../wire/error-codes';
 
 /**
  * Whether a failed submit proves that the service refused it, so nothing was billed and the
@@ -14,7 +14,7 @@ export function provesRefusal(error: unknown): boolean {
   if (error instanceof ParamsValidationError) return true;
   if (!(error instanceof APIError) || error.retryable) return false;
   const status = error.status ?? 0;
-  return status >= 400 && status < 500 && errorCodeInfo(error.code)?.status === status;
+  return status >= 400 && status < 500 && isDocumentedStatus(error.code, status);
 }
 
 /** The refusal as the record keeps it (a contract refusal is never retryable as sent). */

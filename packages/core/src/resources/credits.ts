@@ -1,6 +1,7 @@
 import { type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import type { CreditsSummary } from '../types';
+import type { EndpointRequest } from '../wire/paths';
 import { expectCredits } from './shape';
 
 /** `GET /api/v1/credits`: a lightweight read of the wallet. */
@@ -16,8 +17,7 @@ export class Credits {
   async get(options?: RequestOptions): Promise<CreditsSummary & WithResponse> {
     const { data, meta } = await this.#transport.request<CreditsSummary>({
       ...options,
-      method: 'GET',
-      path: '/api/v1/credits',
+      ...({ method: 'GET', path: '/api/v1/credits' } satisfies EndpointRequest<'credits'>),
       expect: expectCredits,
     });
     this.#onRead?.(data);

@@ -24,6 +24,7 @@ import { parseUrl } from '../util/parse-url';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { OUTPUT_LINK_PATTERN, OUTPUT_LINK_PREFIX } from '../wire/links';
+import type { EndpointRequest } from '../wire/paths';
 import { pollIntervalMs } from '../wire/timing';
 import { attachSubmit } from './attach-submit';
 import type { Models } from './models';
@@ -101,8 +102,7 @@ export class Generations {
       try {
         const { data, meta } = await this.#transport.request<SubmitResponse>({
           ...options,
-          method: 'POST',
-          path: '/api/v1/generate',
+          ...({ method: 'POST', path: '/api/v1/generate' } satisfies EndpointRequest<'generate'>),
           body: params,
           idempotencyKey,
           expect: expectSubmitted,
@@ -128,8 +128,7 @@ export class Generations {
     try {
       const { data, meta } = await this.#transport.request<EstimateResponse>({
         ...options,
-        method: 'POST',
-        path: '/api/v1/generate',
+        ...({ method: 'POST', path: '/api/v1/generate' } satisfies EndpointRequest<'generate'>),
         body: { ...params, estimate: true },
         expect: expectEstimate,
       });
@@ -187,8 +186,7 @@ export class Generations {
     }
     const { data, meta } = await this.#transport.request<Generation>({
       ...options,
-      method: 'GET',
-      path: `/api/v1/generations/${encodeURIComponent(id)}`,
+      ...({ method: 'GET', path: `/api/v1/generations/${encodeURIComponent(id)}` } satisfies EndpointRequest<'status'>),
       expect: expectGeneration,
     });
     const generation = normalizeGeneration(data);

@@ -1,6 +1,7 @@
 import { type WithResponse, withMeta } from '../http/response-meta';
 import type { RequestOptions, Transport } from '../http/transport';
 import type { Model, ModelList } from '../types';
+import type { EndpointRequest } from '../wire/paths';
 import { expectModelList } from './shape';
 
 const DEFAULT_TTL_MS = 300_000; // 5 minutes
@@ -30,8 +31,7 @@ export class Models {
   async list(options?: RequestOptions): Promise<ModelList & WithResponse> {
     const { data, meta } = await this.#transport.request<ModelList>({
       ...options,
-      method: 'GET',
-      path: '/api/v1/models',
+      ...({ method: 'GET', path: '/api/v1/models' } satisfies EndpointRequest<'models'>),
       expect: expectModelList,
     });
     this.#store(data);

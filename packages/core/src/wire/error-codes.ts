@@ -84,8 +84,24 @@ export const ERROR_CODES = {
   ABORTED: permanent(503, 'The request was cancelled before it finished.'),
   CONFIGURATION_ERROR: permanent(500, 'Retry later; the server log has the details.'),
   UNEXPECTED: permanent(500, 'Retry later; the server log has the details.'),
+  /** A 2xx whose body is unusable: the service may have accepted (and billed) it, so a resend with the same key is safe. */
+  INVALID_RESPONSE: retried(502, "The service's answer was unusable; resend with the same Idempotency-Key (is baseUrl right?)."),
+  /** The client-side gate found no submit slot in time (`Gate`'s `maxWaitMs`). */
+  GATE_TIMEOUT: retried(503, 'A slot frees when generations.wait(id) or run() sees it end, or on gate.settle(id).'),
+  /** An output over `maxOutputBytes`, not kept: a retry as is would be refused again. */
+  OUTPUT_TOO_LARGE: permanent(500, 'Raise maxOutputBytes if outputs are expected this large.'),
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
+
+  // The stores' and tools' own failures (@mediagen/redis, the CLI, the React hooks).
+  REDIS_UNAVAILABLE: retried(503, 'Check that Redis is reachable; retry once it is.'),
+  REDIS_DATA_LOST: retried(500, 'Redis lost data the store relied on (an eviction or a flush); retry.'),
+  REDIS_MESSAGE_INVALID: permanent(500, 'A message on the events channel was not one this store wrote; it was ignored.'),
+  /** The browser got no HTTP answer at all (the hooks' own error, status 0 in the browser). */
+  NETWORK_ERROR: retried(502, 'Check the connection, then try again.'),
+  USAGE: permanent(400, 'Run mediagen --help for the commands and their options.'),
+  NO_API_KEY: permanent(401, 'Set MEDIAGEN_API_KEY or pass --api-key.'),
+  OUTPUT_WRITE_FAILED: permanent(500, 'Check the output path: it must be writable.'),
 
   // The webhook receiver's refusals: 4xx ends the service's retry chain, 5xx makes it retry.
   WEBHOOK_CONTENT_TYPE: permanent(415, 'Send the body as application/json.'),
@@ -107,6 +123,10 @@ export const ERROR_CODES = {
     500,
     'Mount the webhook route before app.use(express.json()) or any other JSON parser, or give it the raw body (express.raw(), rawBody: true in NestJS).',
   ),
+  /** The receiver was handed no body it can read (not a string or bytes): its own fault. */
+  WEBHOOK_BODY_MISSING: retried(500, 'Give the receiver the raw body (a string or bytes); the service retries the delivery.'),
+  /** Verification failed for a reason that is no SDK error: the receiver's fault, so the delivery is retried. */
+  WEBHOOK_ERROR: retried(500, RESEND),
   WEBHOOK_RAW_BODY_MISSING: retried(
     500,
     'Create the app with NestFactory.create(AppModule, { rawBody: true }) and keep its JSON body parser.',
@@ -114,6 +134,21 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * A second status the contract documents for a code, beside its row's own: "Also as 413 with
+ * this code when an uploaded file exceeds the size limit" (spec: Errors, `INVALID_BODY`). A body
+ * over the limit is `413 INVALID_BODY`; a malformed one is the row's `422 INVALID_BODY`.
+ */
+export const ALSO_ANSWERED = { INVALID_BODY: 413 } as const satisfies Partial<Record<ErrorCode, number>>;
+
+/** A code with the second status the contract documents for it (`ALSO_ANSWERED`), e.g. `['INVALID_BODY', 413]`. */
+export type DocumentedStatus = { [C in keyof typeof ALSO_ANSWERED]: readonly [C, (typeof ALSO_ANSWERED)[C]] }[keyof typeof ALSO_ANSWERED];
+
+/** Whether `status` is one the contract answers `code` with: its row's, or a documented second one. */
+export function isDocumentedStatus(code: string, status: number): boolean {
+  return errorCodeInfo(code)?.status === status || (ALSO_ANSWERED as Record<string, number>)[code] === status;
+}
 
 /** The table's row for `code`, or undefined for a code it does not know (a newer service's). */
 export function errorCodeInfo(code: string): ErrorCodeInfo | undefined {
