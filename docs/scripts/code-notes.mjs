@@ -138,12 +138,6 @@ export const SDK_CODES = [
     'The runtime has no Web Crypto HMAC (500).',
     'Run on Node 20+, Bun, Deno or an edge runtime.',
   ],
-  [
-    'WEBHOOK_RAW_BODY_MISSING',
-    'WebhookVerificationError',
-    'NestJS: the raw body was not kept, so the signature cannot be checked.',
-    'Create the app with `{ rawBody: true }`.',
-  ],
 ];
 
 /** [code, when]: HTTP-level answers of any server in the project (the emulator, your app's routes). */
@@ -155,7 +149,6 @@ export const HTTP_CODES = [
     'The handler already holds its cap of open live streams (`stream.maxStreams`); the browser falls back to polling and retries after `Retry-After`.',
   ],
   ['BAD_REQUEST', 'The emulator could not parse the HTTP request itself (a malformed request line or header).'],
-  ['PAYLOAD_TOO_LARGE', 'The request body is over the server’s limit (the emulator’s, or your routes’ `maxBodyBytes`).'],
   ['HEADERS_TOO_LARGE', 'The request’s headers are over the emulator’s limit.'],
   ['UNSUPPORTED_MEDIA_TYPE', 'A body that is not `application/json` where the emulator reads JSON.'],
   ['LINK_INVALID', 'A signed output link whose signature does not match (altered, or signed for another output).'],

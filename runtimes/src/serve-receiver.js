@@ -18,7 +18,7 @@ export async function serveReceiver(port, secret) {
     return;
   }
   const { createServer } = await import('node:http');
-  const { createNodeWebhookHandler } = await import('@mediagen/core/node');
-  const server = createServer(createNodeWebhookHandler(options));
+  const { createNodeHandler } = await import('@mediagen/core/node');
+  const server = createServer(createNodeHandler(createWebhookHandler(options)));
   await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
 }

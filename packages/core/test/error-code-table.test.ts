@@ -84,16 +84,6 @@ const NOT_ERROR_CODES = new Map<string, string>([
   ),
 ]);
 
-/**
- * Rows no source throws, answers or reads, kept until a decision (each is in the docs' error
- * reference, docs/scripts/code-notes.mjs): listed here so that the check below stays strict for
- * every other row, and a row listed here that comes back into use must leave the list.
- */
-const UNUSED_ROWS = new Map<string, string>([
-  ['PAYLOAD_TOO_LARGE', "no server of the project answers it: the emulator's and the routes' oversize body is 413 INVALID_BODY"],
-  ['WEBHOOK_RAW_BODY_MISSING', "@mediagen/nestjs no longer throws it since it mounts core's handler (05935fb)"],
-]);
-
 interface Found {
   code: string;
   where: string;
@@ -254,15 +244,7 @@ describe('ERROR_CODES is exactly what the project throws, answers or reads', () 
 
   it('every row of the table is thrown or read somewhere', () => {
     const used = new Set(found.map((f) => f.code));
-    expect([...TABLE].filter((code) => !used.has(code) && !UNUSED_ROWS.has(code))).toEqual([]);
-  });
-
-  it('the rows kept unused are rows, and unused', () => {
-    const used = new Set(found.map((f) => f.code));
-    for (const code of UNUSED_ROWS.keys()) {
-      expect(TABLE.has(code), code).toBe(true);
-      expect(used.has(code), code).toBe(false);
-    }
+    expect([...TABLE].filter((code) => !used.has(code))).toEqual([]);
   });
 
   it('the exceptions are real: each is found, none is a row', () => {

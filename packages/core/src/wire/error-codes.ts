@@ -65,7 +65,6 @@ export const ERROR_CODES = {
   /** The app's server holds as many open event streams as it allows (`stream.maxStreams`). */
   TOO_MANY_STREAMS: retried(503, 'Retry after Retry-After seconds, or poll the generation meanwhile.'),
   BAD_REQUEST: permanent(400, 'Send a well-formed HTTP/1.1 request.'),
-  PAYLOAD_TOO_LARGE: permanent(413, 'Send a smaller body.'),
   HEADERS_TOO_LARGE: permanent(431, 'Send smaller request headers.'),
   UNSUPPORTED_MEDIA_TYPE: permanent(415, 'Send the body as JSON with Content-Type: application/json.'),
   /** Signed output links (spec: Output links): a bad or expired signature. */
@@ -127,10 +126,6 @@ export const ERROR_CODES = {
   WEBHOOK_BODY_MISSING: retried(500, 'Give the receiver the raw body (a string or bytes); the service retries the delivery.'),
   /** Verification failed for a reason that is no SDK error: the receiver's fault, so the delivery is retried. */
   WEBHOOK_ERROR: retried(500, RESEND),
-  WEBHOOK_RAW_BODY_MISSING: retried(
-    500,
-    'Create the app with NestFactory.create(AppModule, { rawBody: true }) and keep its JSON body parser.',
-  ),
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
