@@ -72,6 +72,44 @@ export const SDK_CODES = [
   ],
   ['INVALID_RESPONSE', 'APIError', 'A 2xx whose body is not the contract’s (a proxy, a wrong `baseUrl`).', 'Check `baseUrl`.'],
   [
+    'OUTPUT_TOO_LARGE',
+    'OutputTooLargeError',
+    'A persisted output (`persistOutputs`) is larger than `maxOutputBytes`; its download was aborted and nothing kept.',
+    'Reported once to `onError`; the generation is handed over with the service’s links. Raise `maxOutputBytes` if outputs are this large.',
+  ],
+  [
+    'REDIS_UNAVAILABLE',
+    'RedisStoreError',
+    'A `@mediagen/redis` store could not reach Redis.',
+    'Check that Redis is reachable; the call may be retried.',
+  ],
+  [
+    'REDIS_DATA_LOST',
+    'RedisStoreError',
+    'Redis lost a key a store relied on (an eviction or a flush).',
+    'Run Redis with `maxmemory-policy noeviction` for these keys; the call may be retried.',
+  ],
+  [
+    'REDIS_MESSAGE_INVALID',
+    'RedisStoreError',
+    'A message on the events channel was not one this store wrote (reported, ignored).',
+    'Give the store a prefix no other writer uses.',
+  ],
+  [
+    'NETWORK_ERROR',
+    'GenerationRequestError',
+    'The React hooks got no answer from your app’s routes (status 0).',
+    'Check the connection; the same submit is never billed twice when sent again.',
+  ],
+  ['USAGE', 'UsageError', 'The `mediagen` CLI was called with a bad command, option or value.', 'Run `mediagen --help`.'],
+  ['NO_API_KEY', 'MissingKeyError', 'The `mediagen` CLI found no API key.', 'Set `MEDIAGEN_API_KEY` or pass `--api-key`.'],
+  [
+    'OUTPUT_WRITE_FAILED',
+    'OutputWriteError',
+    'The `mediagen` CLI could not write a downloaded output.',
+    'Check the output folder (`--out`): it must be writable.',
+  ],
+  [
     'GATE_TIMEOUT',
     'MediaGenError',
     'The account gate found no submit slot in its `maxWaitMs`.',
@@ -132,6 +170,12 @@ export const SDK_CODES = [
     'Mount the receiver before any JSON parser, or give it the raw body.',
   ],
   ['WEBHOOK_BODY_MISSING', 'WebhookVerificationError', 'No raw body reached the receiver.', 'Give the receiver the raw request body.'],
+  [
+    'WEBHOOK_ERROR',
+    'WebhookVerificationError',
+    'Verification failed for a reason that is no SDK error (500: the service redelivers).',
+    'Check the server log (`onError`); the delivery is retried.',
+  ],
   [
     'WEBHOOK_CRYPTO_UNAVAILABLE',
     'WebhookVerificationError',
