@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../wire/error-codes';
 import { errorReply, errorResponse } from './error-reply';
 import type { MediaGenContext } from './options';
 import type { GenerationSource } from './source';
+import { SSE_HEADERS } from './sse-connection';
 import { type EventFormat, feedChannel, type StreamHub, type StreamRefusal } from './stream-hub';
 
 /** How many of the user's newest generations a feed sends on connect. */
@@ -234,7 +235,7 @@ export async function feedStream<Platform>(input: FeedInput<Platform>): Promise<
 
 function intentStream(intent: Generation): Response {
   const body = `retry: ${INTENT_CHECK_MS}\nid: 0\ndata: ${JSON.stringify(intent)}\n\n`;
-  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform' } });
+  return new Response(body, { headers: SSE_HEADERS });
 }
 
 /** What a feed keeps for an id it followed to the end: nothing left to stop. */

@@ -11,6 +11,13 @@ import { DIRECT_EVENTS, type DirectEvents, type EventSink } from './direct-event
  * `direct-events.ts`) and each event is written to the Node response as it comes, until the
  * socket says it is full.
  */
+/** What every event-stream answer carries (a long-lived stream, or one that sends a state and ends). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
 export class SseConnection implements DirectEvents {
   /** Events waiting per key (a generation id), in the order last queued; made when one has to wait. */
   #pending: Map<string, Uint8Array> | undefined;
@@ -48,12 +55,7 @@ export class SseConnection implements DirectEvents {
     );
     (stream as { [DIRECT_EVENTS]?: DirectEvents })[DIRECT_EVENTS] = this;
     this.#response = new Response(stream, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-        ...headers,
-      },
+      headers: { ...SSE_HEADERS, ...headers },
     });
   }
 
