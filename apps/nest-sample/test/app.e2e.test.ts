@@ -30,7 +30,12 @@ async function statusOf(url: string): Promise<number> {
 }
 
 /** What a generation is, without its links (a read may sign them afresh). */
-function facts({ output_url: _url, output_urls: _urls, ...rest }: ListedGeneration) {
+/**
+ * What a restart must keep. Not the links, nor the `request_id` of the read that brought them: a new
+ * process re-reads a completed generation once before serving its links, and a read more than a
+ * second later signs fresher links under its own request id (a loaded machine crosses that second).
+ */
+function facts({ output_url: _url, output_urls: _urls, request_id: _read, ...rest }: ListedGeneration) {
   return rest;
 }
 
