@@ -227,12 +227,13 @@ export class GenerationFailedError extends MediaGenError {
     // The payload is the service's (or, from a webhook, any signed sender's): nothing in it is
     // assumed to be a string, and what is quoted is one inert line (util/one-line).
     const code = oneLine(str(error?.code)?.slice(0, 100) ?? 'unknown');
+    const detail = str(error?.message);
     const retryable = error?.retryable === true;
     // CONTENT_POLICY_VIOLATION is the one failure whose charge is kept (spec: States, fact 3).
     const forfeited = code === 'CONTENT_POLICY_VIOLATION';
     super(
       oneLine(
-        `Generation ${generation.generation_id} failed: ${code}${error?.message ? ` (${String(error.message).slice(0, 500)})` : ''}`,
+        `Generation ${str(generation.generation_id)} failed: ${code}${detail ? ` (${detail.slice(0, 500)})` : ''}`,
       ) + (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
       {
         code,

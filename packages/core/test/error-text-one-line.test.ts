@@ -117,7 +117,7 @@ describe('every error is one inert line, whatever the service said', () => {
     fc.assert(
       fc.property(
         fc.record({
-          generation_id: hostile,
+          generation_id: anything,
           request_id: anything,
           error: fc.record({ code: anything, message: anything, retryable: anything }),
         }),
@@ -131,6 +131,18 @@ describe('every error is one inert line, whatever the service said', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('a failed generation whose fields are objects that cannot become text (seed -485655900)', () => {
+    const unprintable = [{ toString: '' }];
+    const error = new GenerationFailedError({
+      generation_id: unprintable,
+      request_id: [],
+      status: 'failed',
+      error: { code: {}, message: unprintable, retryable: [] },
+    } as unknown as Generation);
+    expectOneInertLine(error);
+    expect(error.code).toBe('unknown');
   });
 
   it('a link that is not a signed output link (a service field, or a value an app passes on)', () => {
