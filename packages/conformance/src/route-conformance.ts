@@ -153,7 +153,7 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       expect(other.body!.generation_id).not.toBe(first.body!.generation_id);
     });
 
-    it('reads, lists and streams only the user’s own generations: another user (or none) gets 404', async () => {
+    it('reads, lists and streams only the user’s own generations: another user gets 404, no user 401 USER_UNKNOWN', async () => {
       const mine = await submitAs('ada', { model: 'image-fast', prompt: 'mine' });
       const id = mine.body!.generation_id!;
       const own = await call('GET', `/generations/${id}`, { user: 'ada' });
@@ -162,15 +162,22 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       const list = await call('GET', '/generations', { user: 'ada' });
       expect(list.status).toBe(200);
       expect(list.body!.generations!.map((g) => g.generation_id)).toContain(id);
-      for (const user of ['mallory', undefined]) {
-        for (const path of [`/generations/${id}`, `/generations/${id}/events`]) {
-          const res = await call('GET', path, { user });
-          expect([user, path, res.status]).toEqual([user, path, 404]);
-          expectErrorShape(res.body, 'NOT_FOUND');
-        }
-        const theirs = await call('GET', '/generations', { user });
-        expect(theirs.body!.generations!.map((g) => g.generation_id)).not.toContain(id);
+      for (const path of [`/generations/${id}`, `/generations/${id}/events`]) {
+        const res = await call('GET', path, { user: 'mallory' });
+        expect([path, res.status]).toEqual([path, 404]);
+        expectErrorShape(res.body, 'NOT_FOUND');
       }
+      const theirs = await call('GET', '/generations', { user: 'mallory' });
+      expect(theirs.body!.generations!.map((g) => g.generation_id)).not.toContain(id);
+      // No user named (the session cookie never set): refused, never served as one shared user.
+      for (const path of [`/generations/${id}`, `/generations/${id}/events`, '/generations', '/generations/events']) {
+        const res = await call('GET', path, {});
+        expect([path, res.status]).toEqual([path, 401]);
+        expectErrorShape(res.body, 'USER_UNKNOWN');
+      }
+      const anonymousSubmit = await submitAs(undefined, { model: 'image-fast', prompt: 'nobody' });
+      expect(anonymousSubmit.status).toBe(401);
+      expectErrorShape(anonymousSubmit.body, 'USER_UNKNOWN');
       const unknown = await call('GET', '/generations/00000000-0000-4000-8000-000000000000', { user: 'ada' });
       expect(unknown.status).toBe(404);
       expectErrorShape(unknown.body, 'NOT_FOUND');

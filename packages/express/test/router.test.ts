@@ -24,7 +24,8 @@ beforeEach(async () => {
 async function mount(expressModule: ExpressModule, options: Partial<RouteHandlerOptions> = {}, apiKey = KEY) {
   const client = new MediaGenClient({ apiKey, baseUrl: emulator.url, maxRetries: 0 });
   const app = expressModule();
-  app.use('/api/mediagen', createRouteHandler({ client, ...options }));
+  // These tests are about the routes, not users: every request is one user, said explicitly.
+  app.use('/api/mediagen', createRouteHandler({ client, allowAnonymous: true, ...options }));
   app.use((_req, res) => void res.status(404).json({ fallthrough: true }));
   const server = await listen(app);
   const base = `${server.origin}/api/mediagen`;
@@ -180,7 +181,7 @@ describe.each([
     }
     const app = expressModule();
     app.use(expressModule.json());
-    app.use(createRouteHandler({ client: new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url }) }));
+    app.use(createRouteHandler({ client: new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url }), allowAnonymous: true }));
     const server = await listen(app);
     try {
       const res = await fetch(`${server.origin}/generations`, {

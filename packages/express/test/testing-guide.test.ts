@@ -12,7 +12,9 @@ import { createRouteHandler, mediagenWebhook } from '../src/index.js';
 function createApp(options: { client: MediaGenClient; webhookSecret: string; onEvent(event: WebhookEvent): unknown }) {
   const app = express();
   app.post('/api/webhooks/mediagen', mediagenWebhook({ secrets: options.webhookSecret, client: options.client, onEvent: options.onEvent }));
-  app.use('/api', createRouteHandler({ client: options.client, allowModels: ['image-fast'] }));
+  // No auth in this example: every visitor is one user, said explicitly. An app names its users
+  // with `identify` and keeps a list per user with `source` (the ledger).
+  app.use('/api', createRouteHandler({ client: options.client, allowAnonymous: true, allowModels: ['image-fast'] }));
   return app;
 }
 

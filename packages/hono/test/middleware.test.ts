@@ -5,7 +5,13 @@ import { expect, it } from 'vitest';
 import { createRouteHandler } from '../src';
 
 const app = new Hono();
-app.use(createRouteHandler({ client: new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' }), basePath: '/api' }));
+app.use(
+  createRouteHandler({
+    client: new MediaGenClient({ apiKey: 'svc_live_unused', baseUrl: 'http://127.0.0.1:9' }),
+    basePath: '/api',
+    allowAnonymous: true,
+  }),
+);
 app.get('/api/generations', (c) => c.json({ app: 'list' }));
 app.post('/api/mine', async (c) => c.json({ echoed: await c.req.json() }));
 

@@ -170,7 +170,7 @@ for (const platform of PLATFORMS) {
       const started = await startApp({
         platform,
         rawBody: false,
-        imports: [MediaGenModule.forRoot({ apiKey: KEY, baseUrl: emulator.url, routes: { basePath: 'api' } })],
+        imports: [MediaGenModule.forRoot({ apiKey: KEY, baseUrl: emulator.url, routes: { basePath: 'api', allowAnonymous: true } })],
       });
       apps.push(started);
       const res = await fetch(`${started.origin}/api/generations`, {
@@ -186,7 +186,11 @@ for (const platform of PLATFORMS) {
       const started = await startApp({
         platform,
         imports: [
-          MediaGenModule.forRoot({ apiKey: KEY, baseUrl: emulator.url, routes: { basePath: 'api', maxBodyBytes: 8 * 1024 * 1024 } }),
+          MediaGenModule.forRoot({
+            apiKey: KEY,
+            baseUrl: emulator.url,
+            routes: { basePath: 'api', allowAnonymous: true, maxBodyBytes: 8 * 1024 * 1024 },
+          }),
         ],
         configure: (app) => app.useGlobalFilters(new SwallowEverythingFilter()),
       });

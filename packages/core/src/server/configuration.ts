@@ -71,27 +71,24 @@ export async function serviceProblem(client: MediaGenClient, basePath: string | 
     return undefined;
   } catch (error) {
     const code = isMediaGenError(error) ? error.code : 'UNEXPECTED';
-    // The client's own configuration texts name settings, never values; any other failure is named by its code only.
-    const message = code === 'CONFIGURATION_ERROR' ? (error as Error).message : `The service check failed (${code}).`;
+    // The client's own configuration texts name a setting, never a value; any other failure is named by its code only.
+    if (code === 'CONFIGURATION_ERROR') {
+      return { code, message: (error as Error).message, next: 'Set it (or pass the option to the client), then restart the server.' };
+    }
     const next =
       nextStep(error, { client, basePath }) ?? (code in ERROR_CODES ? ERROR_CODES[code as ErrorCode].next : 'See the server log.');
-    return { code, message, next };
+    return { code, message: `The service check failed (${code}).`, next };
   }
 }
 
-/** Printed once per process and message (a dev server's reloads rebuild the handler each time). */
-const warned = new Set<string>();
-
 /**
- * Says each problem at start-up, on the console, where a developer looks first; not while
- * `next build` loads the module to collect page data (the settings are the running server's).
+ * Says each problem when the handler is made, on the console, where a developer looks first;
+ * not while `next build` loads the module to collect page data (the settings are the running
+ * server's). A handler is made once per process (the quick starts keep it on `globalThis`).
  */
 export function warnAtStart(problems: readonly ConfigurationProblem[], healthPath: string): void {
   if (readEnv('NEXT_PHASE') === 'phase-production-build') return;
   for (const { code, message, next } of problems) {
-    const line = `[mediagen] ${code}: ${message} ${next} (GET ${healthPath} lists what is wrong.)`;
-    if (warned.has(line)) continue;
-    warned.add(line);
-    globalThis.console?.warn?.(line);
+    globalThis.console?.warn?.(`[mediagen] ${code}: ${message} ${next} (GET ${healthPath} lists what is wrong.)`);
   }
 }

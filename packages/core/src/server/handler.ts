@@ -132,8 +132,10 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     }
     if (name === 'credits') return Response.json(await actions.credits(context));
     if (name === 'health') {
-      const service = await serviceProblem(client, basePath);
-      const problems = [...settingProblems(options as MediaGenHandlerOptions<never>), ...(service ? [service] : [])];
+      const problems = settingProblems(options as MediaGenHandlerOptions<never>);
+      // With no address the service check could only repeat it.
+      const service = client.baseUrl ? await serviceProblem(client, basePath) : undefined;
+      if (service) problems.push(service);
       return Response.json(
         { ok: problems.length === 0, problems },
         { status: problems.length ? 503 : 200, headers: { 'cache-control': 'no-store' } },
