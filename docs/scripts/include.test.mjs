@@ -8,7 +8,7 @@ test('headings go one level down, relative links become text, fenced code and ot
     'See [the README](./README.md), [a file](src/controls.ts), [errors](/reference/errors) and [npm](https://npmjs.com).',
     '```sh',
     '# start it',
-    'npx mediagen-emulator [--port 4010](x)',
+    'npx -p @mediagen/emulator mediagen-emulator [--port 4010](x)',
     '```',
     '## Faults',
   ].join('\n');
@@ -19,7 +19,7 @@ test('headings go one level down, relative links become text, fenced code and ot
       'See the README, a file, [errors](/reference/errors) and [npm](https://npmjs.com).',
       '```sh',
       '# start it',
-      'npx mediagen-emulator [--port 4010](x)',
+      'npx -p @mediagen/emulator mediagen-emulator [--port 4010](x)',
       '```',
       '### Faults',
     ].join('\n'),

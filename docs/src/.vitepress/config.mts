@@ -52,6 +52,8 @@ export default defineConfig({
             { text: 'Vercel AI SDK', link: '/guide/ai-sdk' },
             { text: 'Going to production', link: '/guide/production' },
             { text: 'Troubleshooting', link: '/guide/troubleshooting' },
+            { text: 'Coming from fal', link: '/guide/from-fal' },
+            { text: 'Coming from Replicate', link: '/guide/from-replicate' },
             { text: 'Migration notes', link: '/guide/migration' },
           ],
         },

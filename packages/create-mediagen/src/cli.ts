@@ -65,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
   cd ${shellQuote(dir)}
   npm install
   npm run build
-  MEDIAGEN_WEBHOOK_URL=http://127.0.0.1:3000/api/webhooks/mediagen npx mediagen-emulator   # another terminal
+  MEDIAGEN_WEBHOOK_URL=http://127.0.0.1:3000/api/webhooks/mediagen npx -p @mediagen/emulator mediagen-emulator   # another terminal
   PORT=3000 npm start
 
 Against the real service, set MEDIAGEN_API_KEY, MEDIAGEN_BASE_URL and MEDIAGEN_WEBHOOK_SECRET.`);

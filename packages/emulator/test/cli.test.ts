@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
-/** The built bin, as `pnpm emulator` and `npx mediagen-emulator` run it (turbo builds it first). */
+/** The built bin, as `pnpm emulator` and `npx -p @mediagen/emulator mediagen-emulator` run it (turbo builds it first). */
 const bin = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
