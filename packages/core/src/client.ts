@@ -9,19 +9,28 @@ import { Generations } from './resources/generations';
 import { Models } from './resources/models';
 import { checkApiKey, checkBaseUrl } from './util/check-config';
 import { readEnv } from './util/env';
+import { EMULATOR_API_KEY, EMULATOR_BASE_URL } from './wire/emulator';
 
-/** The emulator's default address: with no configuration the SDK talks to a local emulator. */
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+/** The emulator's default address: with no configuration the SDK talks to a local emulator (outside production). */
+export const DEFAULT_BASE_URL = EMULATOR_BASE_URL;
 
 export interface ClientOptions {
-  /** Default: `process.env.MEDIAGEN_API_KEY`. */
+  /**
+   * Default: `process.env.MEDIAGEN_API_KEY`, else, where `baseUrl` is the local emulator's
+   * address, its demo key `svc_live_emulator_demo`. Without a key each request fails
+   * (`ConfigurationError`), not the constructor.
+   */
   apiKey?: string;
   /**
    * Default: `process.env.MEDIAGEN_BASE_URL`, else the local emulator at http://127.0.0.1:4010,
-   * except in production (`NODE_ENV=production`), where one of the two is required.
+   * except in production (`NODE_ENV=production`), where one of the two is required: without it
+   * each request fails (`ConfigurationError`), not the constructor.
    */
   baseUrl?: string;
-  /** Resends after the first attempt. Default 4: five attempts in all, as the spec's retry guidance says. */
+  /**
+   * Resends after the first attempt. Default 4: five attempts in all, as the spec's retry guidance
+   * says; 1 against the local emulator's default address (no `baseUrl` set outside production).
+   */
   maxRetries?: number;
   /** Per attempt, in ms. Default 60 000. */
   timeoutMs?: number;
@@ -74,17 +83,6 @@ export interface ClientOptions {
   logger?: Logger;
 }
 
-/**
- * The emulator's address, outside production. A production process with no address configured
- * fails here, at start, rather than on its first request with a connection refused on 127.0.0.1.
- */
-function localDefault(): string {
-  if (readEnv('NODE_ENV') === 'production') {
-    throw new ConfigurationError('NODE_ENV=production needs MEDIAGEN_BASE_URL (or { baseUrl }).');
-  }
-  return DEFAULT_BASE_URL;
-}
-
 export class MediaGenClient {
   // `declare`d fields (here and in the errors) are assigned in the constructor: a field
   // declaration on top would only cost every app's bundle its name once more.
@@ -101,11 +99,21 @@ export class MediaGenClient {
   declare events: GenerationEvents | undefined;
 
   constructor(options: ClientOptions = {}) {
-    const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY'));
-    const baseUrl = checkBaseUrl(options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL') ?? localDefault());
-    const maxRetries = options.maxRetries ?? 4;
+    const given = options.baseUrl ?? readEnv('MEDIAGEN_BASE_URL');
+    const baseUrl = given ? checkBaseUrl(given) : readEnv('NODE_ENV') === 'production' ? '' : DEFAULT_BASE_URL;
+    // The emulator's demo key only where the emulator's own address is the target.
+    const apiKey = checkApiKey(options.apiKey ?? readEnv('MEDIAGEN_API_KEY') ?? (baseUrl === DEFAULT_BASE_URL ? EMULATOR_API_KEY : ''));
+    // A setting that is missing fails each request, not the constructor: a module that makes its
+    // client when it loads is loaded by builds too (`next build` collects page data with
+    // NODE_ENV=production), where no secret is set nor needed. A malformed one is refused here.
+    const missing = baseUrl
+      ? !apiKey && 'No API key: pass { apiKey } or set MEDIAGEN_API_KEY.'
+      : 'NODE_ENV=production needs MEDIAGEN_BASE_URL.';
+    // Against the emulator by default (no address set, a development machine), a refused
+    // connection means it is not started: one resend, not 17 s of them, before the error says so.
+    const maxRetries = options.maxRetries ?? (given ? 4 : 1);
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-      throw new ConfigurationError(`maxRetries must be a whole number >= 0; got ${String(options.maxRetries).slice(0, 20)}.`);
+      throw new ConfigurationError('maxRetries must be a whole number >= 0.');
     }
     if (typeof (options.fetch ?? globalThis.fetch) !== 'function') {
       throw new ConfigurationError('No fetch in this runtime: pass { fetch }.');
@@ -114,7 +122,10 @@ export class MediaGenClient {
     // Always called as a plain function: workerd's (and browsers') fetch throws "Illegal invocation"
     // when called as a method of our config. The global one is looked up per call, so a fetch
     // instrumented after the client was made is still used.
-    const fetchImpl: typeof fetch = (input, init) => (custom ?? globalThis.fetch)(input, init);
+    const fetchImpl: typeof fetch = (input, init) => {
+      if (missing) throw new ConfigurationError(missing);
+      return (custom ?? globalThis.fetch)(input, init);
+    };
     this.baseUrl = baseUrl;
     this.events = options.events;
     const transport = new Transport({
@@ -131,7 +142,7 @@ export class MediaGenClient {
     const gate = options.gate;
     // The earlier forms (`gate: true`, a bare store) would otherwise fail on the first submit.
     if (gate !== undefined && typeof gate?.connect !== 'function') {
-      throw new ConfigurationError('gate takes a Gate: new Gate() or new Gate({ store }).');
+      throw new ConfigurationError('gate takes a Gate: new Gate({ store? }).');
     }
     gate?.connect(async () => (await this.models.cachedList()).rate_limit);
     this.gate = gate;

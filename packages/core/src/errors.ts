@@ -49,7 +49,8 @@ export class MediaGenError extends Error {
     // where that text is read: the transport and `errorFromResponse`. (Kept out of here so
     // `verifyWebhook` alone stays small.) The same places make that text one inert line
     // (util/one-line).
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    // Error reads only `cause` of its options (a present `cause: undefined` stays a non-enumerable own field).
+    super(message, init);
     this.status = init.status;
     this.code = init.code;
     this.next = init.next;
@@ -183,7 +184,7 @@ export class TimeoutError extends MediaGenError {
 export class AbortError extends MediaGenError {
   override name = 'AbortError';
   constructor(message = 'Aborted by its AbortSignal.', cause?: unknown) {
-    super(message, { code: 'ABORTED', retryable: false, cause });
+    super(message, { code: 'ABORTED', cause });
   }
 }
 
@@ -191,7 +192,7 @@ export class AbortError extends MediaGenError {
 export class ConfigurationError extends MediaGenError {
   override name = 'ConfigurationError';
   constructor(message: string) {
-    super(message, { code: 'CONFIGURATION_ERROR', retryable: false });
+    super(message, { code: 'CONFIGURATION_ERROR' });
   }
 }
 
@@ -210,7 +211,6 @@ export class ParamsValidationError extends MediaGenError {
     const list = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
     super(`Invalid params for model "${model}": ${list}`, {
       code: 'PARAMS_INVALID',
-      retryable: false,
       next: 'client.models.list() says what each model accepts.',
     });
     this.issues = issues;
@@ -232,9 +232,8 @@ export class GenerationFailedError extends MediaGenError {
     // CONTENT_POLICY_VIOLATION is the one failure whose charge is kept (spec: States, fact 3).
     const forfeited = code === 'CONTENT_POLICY_VIOLATION';
     super(
-      oneLine(
-        `Generation ${str(generation.generation_id)} failed: ${code}${detail ? ` (${detail.slice(0, 500)})` : ''}`,
-      ) + (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
+      oneLine(`Generation ${str(generation.generation_id)} failed: ${code}${detail ? ` (${detail.slice(0, 500)})` : ''}`) +
+        (forfeited ? '; credits forfeited (flagged by safety review)' : ''),
       {
         code,
         retryable,
@@ -256,6 +255,6 @@ export class GenerationFailedError extends MediaGenError {
 export class WebhookVerificationError extends MediaGenError {
   override name = 'WebhookVerificationError';
   constructor(message: string, code = 'WEBHOOK_SIGNATURE_INVALID', next?: string) {
-    super(message, { code, retryable: false, next });
+    super(message, { code, next });
   }
 }

@@ -7,6 +7,7 @@ export * from './limits';
 export * from './params/model-limits';
 // The wire's types are the root entry's (`import type { Generation } from '@mediagen/core'`: erased, so no client is bundled).
 export { API_PREFIX, CONTENT_POLICY_VIOLATION, HEADERS, WEBHOOK_USER_AGENT } from './types';
+export * from './wire/emulator';
 export * from './wire/error-codes';
 export * from './wire/idempotency';
 export * from './wire/links';

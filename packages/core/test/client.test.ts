@@ -90,14 +90,14 @@ describe('requests', () => {
 });
 
 describe('configuration', () => {
-  it('rejects a missing key, a bad base URL and bad retries with a ConfigurationError', () => {
-    const saved = process.env.MEDIAGEN_API_KEY;
-    delete process.env.MEDIAGEN_API_KEY;
+  it('rejects a missing key (on its first request), a bad base URL and bad retries with a ConfigurationError', async () => {
+    vi.stubEnv('MEDIAGEN_API_KEY', '');
     try {
-      expect(() => new MediaGenClient()).toThrow(ConfigurationError);
-      expect(() => new MediaGenClient()).toThrow(/MEDIAGEN_API_KEY/);
+      const client = new MediaGenClient({ baseUrl: 'https://api.example.test' });
+      await expect(client.credits.get()).rejects.toThrow(ConfigurationError);
+      await expect(client.credits.get()).rejects.toThrow(/MEDIAGEN_API_KEY/);
     } finally {
-      if (saved !== undefined) process.env.MEDIAGEN_API_KEY = saved;
+      vi.unstubAllEnvs();
     }
     expect(() => new MediaGenClient({ apiKey: 'k', baseUrl: 'ftp://x' })).toThrow(ConfigurationError);
     expect(() => new MediaGenClient({ apiKey: 'k', maxRetries: -1 })).toThrow(ConfigurationError);

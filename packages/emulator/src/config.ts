@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { EMULATOR_API_KEY, EMULATOR_WEBHOOK_SECRET } from '@mediagen/core/wire';
 import { bySlug } from './catalog.js';
 import { KEY_PREFIX, MAX_WEBHOOK_ENDPOINTS } from './constants.js';
 
@@ -71,7 +72,7 @@ export const STATUSES: readonly AccountStatus[] = ['active', 'banned', 'frozen',
  */
 export type EnvLike = Readonly<Record<string, string | undefined>>;
 
-export const DEFAULT_KEY = 'svc_live_emulator_demo';
+export const DEFAULT_KEY = EMULATOR_API_KEY;
 export const DEFAULT_ACCOUNT_ID = 'acct_demo';
 
 /** The account used when no config is given; its webhook comes from the environment. */
@@ -85,7 +86,7 @@ export function defaultAccounts(env: EnvLike = process.env): AccountConfig[] {
       status: 'active',
       until: null,
       keys: [{ key: DEFAULT_KEY, revoked: false }],
-      webhooks: url ? [{ url, secret: env.MEDIAGEN_WEBHOOK_SECRET ?? 'whsec_emulator_demo', enabled: true }] : [],
+      webhooks: url ? [{ url, secret: env.MEDIAGEN_WEBHOOK_SECRET ?? EMULATOR_WEBHOOK_SECRET, enabled: true }] : [],
     },
   ];
 }

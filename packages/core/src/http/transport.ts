@@ -1,4 +1,4 @@
-import { AbortError, APIError, ConnectionError, type MediaGenError, TimeoutError } from '../errors';
+import { AbortError, APIError, ConnectionError, MediaGenError, TimeoutError } from '../errors';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { Deadlines } from './deadline';
@@ -200,9 +200,10 @@ export class Transport {
       const text = redact((await readText(response, ERROR_BODY_MAX, true)) ?? '', this.#secrets);
       throw errorFromResponse(status, response.headers, text);
     } catch (caught) {
-      // The service's own answer (an error status, an unusable 2xx) is already typed.
+      // The service's own answer (an error status, an unusable 2xx) is already typed, and so is a
+      // setting the client found missing (thrown by its fetch, so no request went out).
       error =
-        caught instanceof APIError
+        caught instanceof MediaGenError
           ? caught
           : callerSignal?.aborted
             ? new AbortError(undefined, callerSignal.reason)

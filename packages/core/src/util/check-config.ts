@@ -12,8 +12,8 @@ const BEARER_TOKEN = /^[\w\-.~+/]{1,512}=*$/;
 
 /** The key, checked; the error never quotes it (not even a part of it). */
 export function checkApiKey(apiKey: unknown): string {
-  if (!apiKey) throw new ConfigurationError('No API key: pass { apiKey } or set MEDIAGEN_API_KEY.');
-  if (typeof apiKey !== 'string' || !BEARER_TOKEN.test(apiKey)) {
+  // Empty is missing, not malformed: the client fails each request for it instead.
+  if (apiKey !== '' && (typeof apiKey !== 'string' || !BEARER_TOKEN.test(apiKey))) {
     throw new ConfigurationError('The API key is malformed (a line break, a space?): copy it again.');
   }
   return apiKey;
