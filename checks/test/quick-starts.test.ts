@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -27,12 +27,13 @@ import { failure, run, type Service, startService } from '../src/run';
 // real emulator, completes one generation through POST /api/generations (seen `completed` in
 // GET /api/generations, the webhook delivered and answered 2xx), and two browsers each get their
 // own user from the page's cookie and see only their own generations.
-//  - Next: `next build` with NODE_ENV=production and no MEDIAGEN_* at all, then `next start` with
-//    the three variables the page's production section names.
-//  - Express, Hono: the page's `npx tsx server.ts` in development with no MEDIAGEN_* at all, the
-//    emulator on its default port 4010 as the page starts it. When 4010 is taken (another emulator
-//    on this machine), on a free port with MEDIAGEN_BASE_URL, MEDIAGEN_API_KEY and
-//    MEDIAGEN_WEBHOOK_SECRET (what the page says to set for another service) instead.
+//  - Next: the page's `npm run dev` with no MEDIAGEN_* at all (one generation, no browsers), then
+//    `next build` with NODE_ENV=production and no MEDIAGEN_* at all, then `next start` with the
+//    three variables the page's production section names.
+//  - Express, Hono: the page's `npx tsx server.ts` in development with no MEDIAGEN_* at all.
+// In development the emulator runs on its default port 4010 as the page starts it; when 4010 is
+// taken (another emulator on this machine), on a free port with MEDIAGEN_BASE_URL, MEDIAGEN_API_KEY
+// and MEDIAGEN_WEBHOOK_SECRET (what the pages name for another service) instead.
 // Waits poll with generous deadlines only as a safety net: nothing asserts on elapsed time.
 // QUICK_START_SCREENSHOTS=<dir> saves each page after its own Generate button's result shows.
 const tarballs = inject('tarballs');
@@ -91,6 +92,29 @@ function emulatorLine(page: QuickStart): void {
   expect(line).toContain('MEDIAGEN_WEBHOOK_URL=http://127.0.0.1:3000/api/webhooks/mediagen ');
 }
 
+/**
+ * The emulator as the page's "Run it" starts it: its default port and account (demo key and
+ * webhook secret), so the app runs with no MEDIAGEN_* env at all. When port 4010 is taken on this
+ * machine: a free port, and the variables the page names for another service.
+ */
+async function devEmulator(name: string, webhookUrl: string): Promise<{ emulator: InstalledEmulator; env: Record<string, string> }> {
+  if (await portIsFree(EMULATOR_PORT)) {
+    const emulator = await startInstalledEmulator(emulatorDir, webhookUrl, {
+      port: EMULATOR_PORT,
+      key: EMULATOR_DEMO_KEY,
+      secret: EMULATOR_DEMO_SECRET,
+    }).catch((error: unknown) => console.warn(`${name}: the emulator could not take port ${EMULATOR_PORT}: ${error}`));
+    if (emulator) {
+      running.push({ stop: emulator.close });
+      return { emulator, env: {} };
+    }
+  }
+  console.warn(`${name}: port ${EMULATOR_PORT} is taken on this machine: the emulator on a free port, the app with MEDIAGEN_* env`);
+  const emulator = await startInstalledEmulator(emulatorDir, webhookUrl);
+  running.push({ stop: emulator.close });
+  return { emulator, env: { MEDIAGEN_BASE_URL: emulator.url, MEDIAGEN_API_KEY: CHECK_KEY, MEDIAGEN_WEBHOOK_SECRET: CHECK_SECRET } };
+}
+
 /** The page's `npm install` lines, run in `dir` (after `npm init -y` where the page has it). */
 async function install(page: QuickStart, dir: string): Promise<void> {
   const lines = page.commands.filter((command) => /^npm (install|i|add)\s/.test(command));
@@ -131,11 +155,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 }
 
 /** What every quick start must do once it serves at `origin`. */
-async function exercise(name: string, origin: string, emulator: InstalledEmulator, app: Service): Promise<void> {
-  const health = await fetch(`${origin}/api/health`);
-  expect(health.status, `GET /api/health: ${await health.clone().text()}`).toBe(200);
-  expect(await health.json()).toMatchObject({ ok: true });
-
+async function exercise(name: string, origin: string, emulator: InstalledEmulator, app: Service, { browsers = true } = {}): Promise<void> {
   // One generation through the app's routes, as the page's browser would: its user from GET /.
   const user: User = { cookie: undefined };
   const home = await asUser(user, `${origin}/`);
@@ -178,7 +198,16 @@ async function exercise(name: string, origin: string, emulator: InstalledEmulato
     JSON.stringify(delivered),
   ).toBe(true);
 
-  // Two browsers: each opens the page (its cookie names its user), submits from the page, and lists only its own.
+  if (browsers) await twoBrowsers(name, origin);
+
+  // The page's health route: nothing missing in the configuration the app runs with.
+  const health = await fetch(`${origin}/api/health`);
+  expect(health.status, `GET /api/health: ${await health.clone().text()}`).toBe(200);
+  expect(await health.json()).toMatchObject({ ok: true });
+}
+
+/** Two browsers: each opens the page (its cookie names its user), submits from the page, and lists only its own. */
+async function twoBrowsers(name: string, origin: string): Promise<void> {
   const contexts = await Promise.all([browser.newContext(), browser.newContext()]);
   try {
     const errors: string[] = [];
@@ -246,7 +275,26 @@ describe('Next.js quick start (docs/src/start/nextjs.md)', () => {
     writeFiles(dir, page.files);
     await install(page, dir);
     emulatorLine(page);
+
+    // "Run it": `npm run dev` with no MEDIAGEN_* env, against the emulator as the page starts it.
     expect(page.commands).toContain('npm run dev');
+    {
+      const port = await freePort();
+      const origin = `http://127.0.0.1:${port}`;
+      const { emulator, env } = await devEmulator('next', `${origin}/api/webhooks/mediagen`);
+      const app = startService('npm', ['run', 'dev', '--', '-p', String(port), '-H', '127.0.0.1'], {
+        cwd: dir,
+        env: { ...NO_MEDIAGEN, NODE_ENV: undefined, NEXT_TELEMETRY_DISABLED: '1', ...env },
+      });
+      running.push(app);
+      try {
+        await waitFor(`${origin}/`, 120_000, app);
+        await exercise('next-dev', origin, emulator, app, { browsers: false });
+      } finally {
+        await stopAll();
+      }
+      rmSync(join(dir, 'data'), { recursive: true, force: true }); // the dev emulator's generations: gone with it
+    }
 
     // `next build` with no secrets at all (a CI build, a preview deploy).
     expect(page.commands).toContain('npm run build');
@@ -304,26 +352,7 @@ describe.each([
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const webhookUrl = `${origin}/api/webhooks/mediagen`;
-    // As the page runs it: the emulator's default port and account, the app with no MEDIAGEN_* at all.
-    let emulator: InstalledEmulator | undefined;
-    let env: Record<string, string> = {};
-    if (await portIsFree(EMULATOR_PORT)) {
-      emulator = await startInstalledEmulator(emulatorDir, webhookUrl, {
-        port: EMULATOR_PORT,
-        key: EMULATOR_DEMO_KEY,
-        secret: EMULATOR_DEMO_SECRET,
-      }).catch((error: unknown) => {
-        console.warn(`${name}: the emulator could not take port ${EMULATOR_PORT}, so a free port and MEDIAGEN_* env: ${error}`);
-        return undefined;
-      });
-    } else {
-      console.warn(`${name}: port ${EMULATOR_PORT} is taken on this machine: the emulator on a free port, the app with MEDIAGEN_* env`);
-    }
-    if (!emulator) {
-      emulator = await startInstalledEmulator(emulatorDir, webhookUrl);
-      env = { MEDIAGEN_BASE_URL: emulator.url, MEDIAGEN_API_KEY: CHECK_KEY, MEDIAGEN_WEBHOOK_SECRET: CHECK_SECRET };
-    }
-    running.push({ stop: emulator.close });
+    const { emulator, env } = await devEmulator(name, webhookUrl);
     const [npx, ...args] = runLine!.split(/\s+/);
     const app = startService(npx!, args, { cwd: dir, env: { ...NO_MEDIAGEN, NODE_ENV: undefined, PORT: String(port), ...env } });
     running.push(app);
