@@ -122,6 +122,12 @@ export const SDK_CODES = [
     'See `error.cause`; the message is never sent to a browser.',
   ],
   [
+    'USER_UNKNOWN',
+    'APIError',
+    'A submit, list, read or stream of your routes with no user named: `identify` returned none (no session cookie?) and `allowAnonymous` is not set.',
+    'Set the user cookie before the page calls the routes (Next: `proxy.ts`); `GET /health` lists it while `identify` is missing.',
+  ],
+  [
     'SUBMIT_REFUSED',
     'SubmitRefusedError',
     'Your `beforeSubmit` refused a submit (default 403).',

@@ -84,7 +84,7 @@ describe('a body that is not UTF-8 is not JSON', () => {
         return Response.json({ generation_id: 'g-1', credits_estimate: 1 }, { status: 202 });
       },
     });
-    const handler = createMediaGenHandler({ client, basePath: '/api' });
+    const handler = createMediaGenHandler({ client, basePath: '/api', allowAnonymous: true });
     await fc.assert(
       fc.asyncProperty(notUtf8, async (bad) => {
         const res = await handler(

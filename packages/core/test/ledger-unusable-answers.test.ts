@@ -151,7 +151,13 @@ describe('what is refused before sending is not stored', () => {
 
   it('property: params nested deeper than 64 levels are refused 422 by the ledger and by the route, never a 500', async () => {
     const ledger = createGenerationLedger({ client: emu.client(), store: new MemoryGenerationStore() });
-    const handler = createMediaGenHandler({ client: emu.client(), basePath: '/api', source: ledgerSource(ledger), onError: () => {} });
+    const handler = createMediaGenHandler({
+      client: emu.client(),
+      basePath: '/api',
+      identify: () => 'ada',
+      source: ledgerSource(ledger),
+      onError: () => {},
+    });
     const nested = fc
       .record({
         depth: fc.integer({ min: 65, max: 5_000 }),

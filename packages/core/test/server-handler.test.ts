@@ -115,11 +115,23 @@ describe('createMediaGenHandler', () => {
     expect(own.status).toBe(200);
     expect((await bodyOf(own)).generation_id).toBe(id);
     for (const path of [`/generations/${id}`, `/generations/${id}/events`]) {
-      for (const user of ['bob', undefined]) {
-        const other = await handler(as(user, { path, method: 'GET' }));
-        expect([path, user, other.status]).toEqual([path, user, 404]);
-        expect((await bodyOf(other)).error).toBe('NOT_FOUND');
-      }
+      const other = await handler(as('bob', { path, method: 'GET' }));
+      expect([path, other.status]).toEqual([path, 404]);
+      expect((await bodyOf(other)).error).toBe('NOT_FOUND');
+    }
+    // No user named (a session cookie never set): refused outright, never served as a shared user.
+    for (const [method, path] of [
+      ['GET', `/generations/${id}`],
+      ['GET', `/generations/${id}/events`],
+      ['GET', '/generations'],
+      ['GET', '/generations/events'],
+      ['POST', '/generations'],
+    ]) {
+      const nobody = await handler(
+        as(undefined, { path: path!, method: method!, ...(method === 'POST' && { body: '{"model":"image-fast","prompt":"x"}' }) }),
+      );
+      expect([path, nobody.status]).toEqual([path, 401]);
+      expect((await bodyOf(nobody)).error).toBe('USER_UNKNOWN');
     }
     const ownList = (await bodyOf(await handler(as('ada', { path: '/generations', method: 'GET' })))) as {
       generations: { generation_id: string }[];

@@ -138,7 +138,7 @@ describe('streams per user (stream.maxStreamsPerUser, default 8)', () => {
     for (let i = 0; i < 3; i++) statuses.push((await capped.stream(`/generations/${id}/events`, { 'x-user': 'ada' })).status);
     expect(statuses).toEqual([200, 200, 429]);
 
-    const open = await serve({ identify: undefined, source: undefined, authorize: () => true });
+    const open = await serve({ identify: undefined, allowAnonymous: true, source: undefined, authorize: () => true });
     const anyone = await open.held('nobody');
     const anonymous = [];
     for (let i = 0; i < 10; i++) anonymous.push(await open.stream(`/generations/${anyone}/events`));

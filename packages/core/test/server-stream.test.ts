@@ -94,13 +94,16 @@ describe('GET /generations/:id/events', () => {
     expect(resumed.filter((e) => e.data).map((e) => e.id)).toEqual(['3']);
   });
 
-  it('answers another user, and no user, 404 as for an unknown id; the feed shows them nothing of it', async () => {
+  it('answers another user 404 as for an unknown id, and no user 401 USER_UNKNOWN; the feed shows them nothing of it', async () => {
     const app = setup();
     const id = await app.submit('ada');
-    for (const user of ['bob', undefined]) {
-      const other = await app.stream(user, `/generations/${id}/events`);
-      expect(other.res.status).toBe(404);
-      expect(await other.res.json()).toMatchObject({ error: 'NOT_FOUND' });
+    const bob = await app.stream('bob', `/generations/${id}/events`);
+    expect(bob.res.status).toBe(404);
+    expect(await bob.res.json()).toMatchObject({ error: 'NOT_FOUND' });
+    for (const path of [`/generations/${id}/events`, '/generations/events']) {
+      const nobody = await app.stream(undefined, path);
+      expect([path, nobody.res.status]).toEqual([path, 401]);
+      expect(await nobody.res.json()).toMatchObject({ error: 'USER_UNKNOWN' });
     }
     const bobFeed = await app.stream('bob', '/generations/events');
     const adaFeed = await app.stream('ada', '/generations/events');

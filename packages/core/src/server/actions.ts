@@ -4,10 +4,12 @@ import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, Mode
 import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
 import { SUBMIT_FIELDS } from '../wire/params';
+import { explained } from './next-step';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
 import { noSuchRoute, routeError } from './route-error';
 import type { GenerationPage } from './source';
+import { userOf } from './user';
 
 /** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
 export const DEFAULT_ALLOWED_PARAMS: readonly string[] = SUBMIT_FIELDS.filter((f) => f !== 'estimate');
@@ -56,7 +58,12 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw routeError('INVALID_BODY', 'The body must be a JSON object.');
     const field = Object.keys(body).find((key) => !allowParams.has(key));
-    if (field) throw routeError('INVALID_BODY', `The param "${field}" is not accepted here.`, { details: { field } });
+    if (field) {
+      const accepted = [...allowParams];
+      throw routeError('INVALID_BODY', `The param "${field}" is not accepted here; these are: ${accepted.join(', ')}.`, {
+        details: { field, accepted },
+      });
+    }
     const { model } = body as { model?: unknown };
     if (typeof model !== 'string' || model === '')
       throw routeError('INVALID_BODY', 'The body needs a "model" slug.', { details: { field: 'model' } });
@@ -101,8 +108,9 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     await submittedStore.complete(key, SUBMITTED_TTL_MS);
   }
 
-  return {
+  const actions: MediaGenActions<Platform> = {
     async submit(body, input) {
+      userOf(options, input);
       // The browser's key is its input: a malformed one is its error (4xx), not the app's (5xx).
       const sent = input.idempotencyKey || undefined;
       if (sent !== undefined && !isIdempotencyKey(sent)) {
@@ -123,6 +131,7 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     get,
     async list(context, page = {}) {
       if (!source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
+      userOf(options, context);
       const limit = Math.min(LIST_MAX, Math.max(1, Math.floor(Number(page.limit) || LIST_DEFAULT)));
       const result = await source.list(context.owner, { limit, cursor: page.cursor });
       return { generations: result.generations, next_cursor: result.next_cursor ?? null };
@@ -135,6 +144,14 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       return allowModels ? { ...list, models: list.models.filter((m) => allowModels.has(m.slug)) } : list;
     },
   };
+  // Every action's failure in the app's terms (`nextStep`), for the routes and server actions alike.
+  const explain = explained(options);
+  return Object.fromEntries(
+    Object.entries(actions).map(([name, action]) => [
+      name,
+      (...args: never[]) => (action as (...a: never[]) => Promise<unknown>)(...args).catch(explain),
+    ]),
+  ) as unknown as MediaGenActions<Platform>;
 }
 
 /** The key the service sees for `key` sent by `owner`: hex SHA-256, so any owner text makes a valid header. */

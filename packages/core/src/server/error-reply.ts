@@ -1,4 +1,5 @@
 import { isMediaGenError, type MediaGenError } from '../errors';
+import { oneLine } from '../util/one-line';
 import { errorCodeInfo } from '../wire/error-codes';
 
 export interface ErrorReply {
@@ -48,14 +49,17 @@ export function errorReply(error: unknown): ErrorReply {
   // store's) stay on the server: their messages can name internals. The code still says what
   // kind of failure it was.
   const internal = appStatus !== undefined || MASKED.has(error.code);
+  const wire = error.body;
+  // A service answer's own words, not the SDK's summary of it (`422 UNKNOWN_MODEL: … (request_id …)`):
+  // the status, code and request id are the reply's own fields, as on every other refusal.
+  const said = error.status === undefined ? undefined : (wire as { message?: unknown } | null)?.message;
   const body: Record<string, unknown> = {
     error: error.code,
-    message: internal ? 'Internal error.' : error.message,
+    message: internal ? 'Internal error.' : typeof said === 'string' && said ? oneLine(said.slice(0, 500)) : error.message,
     // Every error body has a `next`: the code table's when the error carries none (a connection failure, a timeout).
     next: internal ? 'Retry later; the server log has the details.' : (error.next ?? errorCodeInfo(error.code)?.next ?? 'Retry later.'),
     request_id: error.requestId ?? null,
   };
-  const wire = error.body;
   if (!internal && typeof wire === 'object' && wire !== null) {
     for (const key of PASSED_ON) if (key in wire) body[key] = (wire as Record<string, unknown>)[key];
   }

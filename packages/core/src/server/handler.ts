@@ -2,7 +2,9 @@ import { eventsOf } from '../events/events-of';
 import type { Generation } from '../types';
 import { parseLimit } from '../util/limit';
 import { ERROR_CODES } from '../wire/error-codes';
+import { APP_ROUTES } from '../wire/paths';
 import { createMediaGenActions, type MediaGenActions } from './actions';
+import { serviceProblem, settingProblems, warnAtStart, webhookSecrets } from './configuration';
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { defaultOnError } from './default-on-error';
 import { errorResponse } from './error-reply';
@@ -13,6 +15,7 @@ import { ownedRead } from './owned-read';
 import { noSuchRoute } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
+import { userOf } from './user';
 import { mountReceiver } from './webhook';
 
 /**
@@ -39,7 +42,8 @@ export interface MediaGenHandler<Platform = unknown> {
 /**
  * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
  * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
- * (server-sent events), `GET /credits`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`.
+ * (server-sent events), `GET /credits`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
+ * `GET /health` (200, or 503 with what keeps the app from serving).
  * Every refusal is the contract's error body, with the status of the code table in `/wire`.
  */
 export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandlerOptions<Platform>): MediaGenHandler<Platform> {
@@ -70,24 +74,31 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       // An observer's own failure must not change the answer.
     }
   };
+  // Loud at start-up: a setting that would fail quietly later (a webhook answered 500, every
+  // visitor one user) is said on the console now, and `GET /health` says it while it lasts.
+  warnAtStart(settingProblems(options as MediaGenHandlerOptions<never>), `${basePath}${APP_ROUTES.health}`);
   // The webhook route: the same receiver and options as `createWebhookHandler` (the receiver alone).
   const { webhook } = options;
   const receive = webhook
-    ? mountReceiver(webhook, {
-        client,
-        onError: (error) => report(error),
-        // The source first (the ledger records the state), then the app's handler.
-        onEvent: async (event, context) => {
-          await options.source?.onEvent?.(event);
-          await webhook.onEvent?.(event, context);
+    ? mountReceiver(
+        { ...webhook, secrets: webhookSecrets(options) },
+        {
+          client,
+          onError: (error) => report(error),
+          // The source first (the ledger records the state), then the app's handler.
+          onEvent: async (event, context) => {
+            await options.source?.onEvent?.(event);
+            await webhook.onEvent?.(event, context);
+          },
         },
-      })
+      )
     : undefined;
 
   async function answer(request: Request, match: RouteMatch, context: MediaGenContext<Platform>): Promise<Response> {
     const { name, id } = match;
     const method = request.method;
     if (name === 'generations' && method === 'POST') {
+      userOf(options, context); // before the body is read: a refused submit costs no read
       const body = await readJsonObject(request, maxBodyBytes, bodyTimeoutMs);
       const submitted = await actions.submit(body, { ...context, idempotencyKey: request.headers.get('idempotency-key') });
       return Response.json(submitted, { status: 202 });
@@ -110,6 +121,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     }
     if (name === 'feed') {
       if (!options.source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
+      userOf(options, context);
       const { authorize } = options;
       return feedStream({
         hub,
@@ -119,6 +131,14 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       });
     }
     if (name === 'credits') return Response.json(await actions.credits(context));
+    if (name === 'health') {
+      const service = await serviceProblem(client, basePath);
+      const problems = [...settingProblems(options as MediaGenHandlerOptions<never>), ...(service ? [service] : [])];
+      return Response.json(
+        { ok: problems.length === 0, problems },
+        { status: problems.length ? 503 : 200, headers: { 'cache-control': 'no-store' } },
+      );
+    }
     return Response.json(await actions.models(context));
   }
 

@@ -95,6 +95,13 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
    */
   identify?(request: Request, platform: Platform | undefined): string | undefined | Promise<string | undefined>;
   /**
+   * Serve a request for which `identify` names no user (or there is no `identify`) as one user
+   * shared by every such visitor: a demo, a single-user tool. Default false: then submits, lists,
+   * reads and streams answer `401 USER_UNKNOWN`, so that a missing session cookie never shows
+   * one visitor another's generations.
+   */
+  allowAnonymous?: boolean;
+  /**
    * Whether `context.owner` may see `generation`, on every read and stream (a list is scoped by
    * `source.list`). Refused reads answer 404, as the service does for another account's id.
    * Default: allowed when the source knows the id for this owner; with no source, allowed.

@@ -3,6 +3,7 @@ import type { Generation } from '../types';
 import { isPlausibleId } from '../util/plausible-id';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { notFound } from './route-error';
+import { userOf } from './user';
 
 /** How the service is asked for a generation's status (live by default; the streams share theirs). */
 export type StatusRead = (id: string) => Promise<Generation>;
@@ -20,6 +21,7 @@ export function ownedRead<Platform>(options: MediaGenHandlerOptions<Platform>): 
   const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
   const live: StatusRead = (id) => client.generations.get(id);
   return async (id, context, read = live) => {
+    userOf(options, context);
     // A path segment that cannot be an id is an unknown id: 404, and no store or service asked.
     if (!isPlausibleId(id)) throw notFound();
     const entry = source ? await source.get(id, context.owner) : undefined;

@@ -12,6 +12,7 @@ export const ROUTE_METHODS: Record<RouteName, readonly string[]> = {
   estimate: ['POST'],
   models: ['GET'],
   webhook: ['POST'],
+  health: ['GET'],
 };
 
 export interface RouteMatch {

@@ -89,6 +89,8 @@ export const ERROR_CODES = {
   GATE_TIMEOUT: retried(503, 'A slot frees when generations.wait(id) or run() sees it end, or on gate.settle(id).'),
   /** An output over `maxOutputBytes`, not kept: a retry as is would be refused again. */
   OUTPUT_TOO_LARGE: permanent(500, 'Raise maxOutputBytes if outputs are expected this large.'),
+  /** A per-user route asked with no user named (`identify` gave none, and the app did not set `allowAnonymous`). */
+  USER_UNKNOWN: permanent(401, 'Reload the page to start a session. (The app: identify names no user for this request.)'),
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
 

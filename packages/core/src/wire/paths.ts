@@ -91,4 +91,6 @@ export const APP_ROUTES = {
   models: '/models',
   /** `POST`: the service's signed webhook deliveries. */
   webhook: '/webhooks/mediagen',
+  /** `GET`: whether the app is configured to serve (200 `{ ok: true }`, or 503 with its problems). */
+  health: '/health',
 } as const;
