@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type Service, startService } from './run';
+import { failure, type Service, startService } from './run';
 
 export const CHECK_KEY = 'svc_live_release_check';
 export const CHECK_SECRET = 'whsec_release_check';
@@ -27,8 +27,8 @@ export async function waitFor(url: string, timeoutMs: number, service?: Service,
       // not listening yet
     }
     if (service && service.child.exitCode !== null)
-      throw new Error(`exited (${service.child.exitCode}) before ${url} answered:\n${service.output()}`);
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms${service ? `:\n${service.output()}` : ''}`);
+      throw failure(`exited (${service.child.exitCode}) before ${url} answered`, service.output());
+    if (Date.now() > deadline) throw failure(`${url} did not answer within ${timeoutMs} ms`, service?.output() ?? '');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -39,12 +39,25 @@ export interface InstalledEmulator {
   close: () => Promise<void>;
 }
 
+export interface EmulatorOptions {
+  /** Default: a free port. */
+  port?: number;
+  /** The account's key. Default `CHECK_KEY`. */
+  key?: string;
+  /** Its webhook endpoint's signing secret. Default `CHECK_SECRET`. */
+  secret?: string;
+}
+
 /**
  * The emulator as a user starts it: the `mediagen-emulator` bin from a project's node_modules,
  * one pro account whose webhooks go to `webhookUrl`, time sped up so an image renders quickly.
  */
-export async function startInstalledEmulator(projectDir: string, webhookUrl?: string): Promise<InstalledEmulator> {
-  const port = await freePort();
+export async function startInstalledEmulator(
+  projectDir: string,
+  webhookUrl?: string,
+  { port: chosen, key = CHECK_KEY, secret = CHECK_SECRET }: EmulatorOptions = {},
+): Promise<InstalledEmulator> {
+  const port = chosen ?? (await freePort());
   const config = {
     timeScale: 0.02,
     accounts: [
@@ -52,8 +65,8 @@ export async function startInstalledEmulator(projectDir: string, webhookUrl?: st
         id: 'acct_release_check',
         tier: 'pro',
         balance: 15_000,
-        keys: [{ key: CHECK_KEY }],
-        webhooks: webhookUrl ? [{ url: webhookUrl, secret: CHECK_SECRET, enabled: true }] : [],
+        keys: [{ key }],
+        webhooks: webhookUrl ? [{ url: webhookUrl, secret, enabled: true }] : [],
       },
     ],
   };

@@ -27,6 +27,17 @@ export function userEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return { ...env, ...extra };
 }
 
+/**
+ * An Error whose message is `summary` and a tool's `output`, and whose stack is only `summary` and
+ * this call's frames: vitest reads every `at file:line:col` line of a stack as a frame, and one
+ * from a tool's output (a Node stack trace the app printed) can crash its reporter and end the run.
+ */
+export function failure(summary: string, output: string): Error {
+  const error = new Error(`${summary}\n${output}`);
+  error.stack = `Error: ${summary}\n${new Error().stack?.split('\n').slice(2).join('\n') ?? ''}`;
+  return error;
+}
+
 /** Output kept per stream: enough to explain a failure, bounded so a chatty tool cannot fill memory. */
 const KEEP_CHARS = 64_000;
 
@@ -53,9 +64,25 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       const result = { code, stdout, stderr };
       if (code === 0 || allowFailure) return resolve(result);
       const why = signal ? `killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutMs} ms` : ''})` : `exit ${code}`;
-      reject(
-        new Error(`${command} ${args.join(' ')} in ${cwd}: ${why}\n--- stdout\n${stdout.slice(-8000)}\n--- stderr\n${stderr.slice(-8000)}`),
+      const error = failure(
+        `${command} ${args.join(' ')} in ${cwd}: ${why}`,
+        `--- stdout\n${stdout.slice(-8000)}\n--- stderr\n${stderr.slice(-8000)}`,
       );
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      const result = { code, stdout, stderr };
+      if (code === 0 || allowFailure) return resolve(result);
+      const why = signal ? `killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutMs} ms` : ''})` : `exit ${code}`;
+      const error = new Error(
+        `${command} ${args.join(' ')} in ${cwd}: ${why}\n--- stdout\n${stdout.slice(-8000)}\n--- stderr\n${stderr.slice(-8000)}`,
+      );
+      // The stack without the tool's output: vitest reads every `at file:line:col` line of a stack as
+      // a frame, and one from the tool's output (Next's build prints its own) can crash its
+      // reporter and end the whole run. The message still carries the output.
+      error.stack = `Error: ${command} ${args.join(' ')} in ${cwd}: ${why}\n${new Error().stack?.split('\n').slice(1).join('\n') ?? ''}`;
+      reject(error);
     });
   });
 }
