@@ -15,5 +15,8 @@ export default defineConfig([
   { ...shared, entry: ['src/index.ts', 'src/server.ts'] },
   // esbuild drops module directives when bundling, and tsup's rollup treeshake drops banners:
   // no treeshake here, and the banner puts 'use client' back as line one.
-  { ...shared, entry: ['src/client.ts'], treeshake: false, banner: { js: "'use client';" } },
+  // Built as `dist/hooks.*`, not `dist/client.*`: Next 14 takes any path matching
+  // `next/dist/client` (here `@mediagen/next/dist/client.js`) for its own code and compiles it to
+  // CommonJS inside an ES module, which leaves the hooks undefined in the app.
+  { ...shared, entry: { hooks: 'src/client.ts' }, treeshake: false, banner: { js: "'use client';" } },
 ]);

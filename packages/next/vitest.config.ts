@@ -7,6 +7,7 @@ const serverOnly = fileURLToPath(new URL('./node_modules/server-only/empty.js', 
 // `next/headers` reads Next's request scope, which only a running Next server has: the tests
 // give actions their request headers through a stand-in (test/support/next-headers.ts).
 const nextHeaders = fileURLToPath(new URL('./test/support/next-headers.ts', import.meta.url));
+const next14Navigation = fileURLToPath(new URL('./test/support/next14-navigation.ts', import.meta.url));
 
 export default defineConfig({
   test: {
@@ -25,6 +26,12 @@ export default defineConfig({
         extends: true,
         resolve: { alias: { 'server-only': serverOnly, 'next/headers': nextHeaders, 'next/navigation': 'next15/navigation' } },
         test: { name: 'next15', include: ['test/actions.test.ts'] },
+      },
+      {
+        // And with Next 14's, which has no `unstable_rethrow` (the actions test the digests instead).
+        extends: true,
+        resolve: { alias: { 'server-only': serverOnly, 'next/headers': nextHeaders, 'next/navigation': next14Navigation } },
+        test: { name: 'next14', include: ['test/actions.test.ts'] },
       },
     ],
   },

@@ -1,7 +1,9 @@
 import type { EstimateResponse, Generation, SubmitResponse } from '@mediagen/core';
 import { errorReply, type GenerationPage, type MediaGenHandler } from '@mediagen/core/server';
 import { headers } from 'next/headers';
-import { unstable_rethrow } from 'next/navigation';
+// A namespace, read at call time: `unstable_rethrow` is Next 15+ (on Next 14 a named import of it
+// builds, and is undefined when an action calls it).
+import * as navigation from 'next/navigation';
 
 /** An error as a value: a server action's thrown message is masked in production builds, a returned one is not. */
 export interface ActionError {
@@ -60,6 +62,7 @@ export function createGenerationActions(options: GenerationActionsOptions): Gene
   /** Who calls: `identify` on a Request made of the action's headers (cookies included). */
   async function owner(): Promise<string | undefined> {
     if (!identify) return undefined;
+    // A Promise since Next 15, the headers themselves on Next 14: `await` takes either.
     const incoming = await headers();
     return identify(new Request(originOf(incoming), { headers: incoming }));
   }
@@ -90,7 +93,7 @@ async function settle<T extends object>(body: () => Promise<T>): Promise<ActionR
     // Only the wire fields (the response meta is not enumerable): what a server action can serialise.
     return { data: { ...(await body()) } };
   } catch (error) {
-    unstable_rethrow(error);
+    rethrowNextError(error);
     const reply = errorReply(error).body;
     const field = (reply.details as { field?: unknown } | undefined)?.field;
     return {
@@ -103,4 +106,23 @@ async function settle<T extends object>(body: () => Promise<T>): Promise<ActionR
       },
     };
   }
+}
+
+/**
+ * Rethrows Next's own control-flow errors. Next 15+: its `unstable_rethrow`. Next 14 has none, so
+ * by the digests its `redirect()`, `notFound()` and dynamic-rendering bailouts throw with (what
+ * Next 14's `isNextRouterError`, `isDynamicServerError` and `isBailoutToCSRError` test).
+ */
+function rethrowNextError(error: unknown): void {
+  const rethrow = (navigation as { unstable_rethrow?: (error: unknown) => void }).unstable_rethrow;
+  if (typeof rethrow === 'function') return rethrow(error);
+  const digest = typeof error === 'object' && error !== null ? (error as { digest?: unknown }).digest : undefined;
+  if (typeof digest !== 'string') return;
+  if (
+    digest.startsWith('NEXT_REDIRECT;') ||
+    digest === 'NEXT_NOT_FOUND' ||
+    digest === 'DYNAMIC_SERVER_USAGE' ||
+    digest === 'BAILOUT_TO_CLIENT_SIDE_RENDERING'
+  )
+    throw error;
 }

@@ -5,8 +5,15 @@ export interface RouteContext {
   params?: Promise<Record<string, string | string[] | undefined>> | Record<string, string | string[] | undefined>;
 }
 
-/** A Next.js route handler: a Web `Request` in, a `Response` out. */
-export type NextRouteHandler = (request: Request, context?: RouteContext) => Promise<Response>;
+/**
+ * A Next.js route handler: a Web `Request` in, a `Response` out; Next passes its route context
+ * second. Two signatures, the one without the context last: Next 15's route type check reads the
+ * last one, and refuses a context that may be undefined (`context?: RouteContext`).
+ */
+export interface NextRouteHandler {
+  (request: Request, context: RouteContext): Promise<Response>;
+  (request: Request): Promise<Response>;
+}
 
 /** Core's handler options, with `basePath` defaulting to `/api` (the catch-all `app/api/[...mediagen]/route.ts`). */
 export type RouteHandlerOptions = MediaGenHandlerOptions<RouteContext>;
@@ -37,6 +44,6 @@ export function createRouteHandler(handlerOrOptions: MediaGenHandler<RouteContex
     typeof handlerOrOptions === 'function'
       ? handlerOrOptions
       : createMediaGenHandler<RouteContext>({ ...handlerOrOptions, basePath: handlerOrOptions.basePath ?? '/api' });
-  const route: NextRouteHandler = (request, context) => handler(request, context);
+  const route: NextRouteHandler = (request: Request, context?: RouteContext) => handler(request, context);
   return { GET: route, POST: route, OPTIONS: route, PUT: route, PATCH: route, DELETE: route, handler };
 }

@@ -1,5 +1,5 @@
 import { createWebhookHandler as createReceiver, type WebhookHandler, type WebhookHandlerOptions } from '@mediagen/core/server';
-import type { RouteContext } from './route';
+import type { NextRouteHandler, RouteContext } from './route';
 
 /**
  * The webhook receiver alone as a Next.js route handler:
@@ -10,6 +10,9 @@ import type { RouteContext } from './route';
  * Next's `after` as `waitUntil` to keep work alive after the answer. No `node:` import: it runs
  * on Web-only runtimes too.
  */
-export function createWebhookHandler(options: WebhookHandlerOptions<RouteContext>): WebhookHandler<RouteContext> {
+export function createWebhookHandler(
+  options: WebhookHandlerOptions<RouteContext>,
+): NextRouteHandler & Pick<WebhookHandler<RouteContext>, 'route'> {
+  // Typed as a Next route handler (core's optional `platform` fails Next 15's route type check).
   return createReceiver<RouteContext>(options);
 }

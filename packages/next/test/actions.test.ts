@@ -15,7 +15,7 @@ const identify = (request: Request) => new RegExp(`(?:^|;\\s*)${COOKIE}=([^;]+)`
 /** Runs `fn` as a server action called by `user`'s browser (their cookie in the request headers). */
 const as = <T>(user: string | undefined, fn: () => Promise<T>) => asRequest(user ? { cookie: `${COOKIE}=${user}` } : {}, fn);
 
-/** Run twice by vitest.config.ts: against Next 16, and with `next/navigation` from Next 15. */
+/** Run three times by vitest.config.ts: against Next 16, with `next/navigation` from Next 15, and with Next 14's (no `unstable_rethrow`). */
 describe('createGenerationActions on the handler’s rules, against a real emulator', () => {
   let service: Awaited<ReturnType<typeof startService>>;
   beforeAll(async () => void (service = await startService()));

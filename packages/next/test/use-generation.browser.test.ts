@@ -15,7 +15,7 @@ import { launchChromium } from './support/chromium';
 const PAGE_SOURCE = `
 import { createElement as h } from 'react';
 import { createRoot } from 'react-dom/client';
-import { useGeneration } from '${fileURLToPath(new URL('../dist/client.js', import.meta.url))}';
+import { useGeneration } from '${fileURLToPath(new URL('../dist/hooks.js', import.meta.url))}';
 const root = createRoot(document.getElementById('root'));
 function View({ id, options }) {
   const state = useGeneration(id, options);
