@@ -10,6 +10,7 @@ export { isRefusedDelivery } from './server/default-on-error';
 export { type ErrorReply, errorReply, errorResponse } from './server/error-reply';
 export { createMediaGenHandler, type MediaGenHandler } from './server/handler';
 export { idFromCookie } from './server/id-cookie';
+export type { DirectUpload, MediaInfo, MediaStore } from './server/media-store';
 export type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext, MediaGenWebhookOptions } from './server/options';
 export { SubmitRefusedError, type SubmitRefusedInit } from './server/refusal';
 export type { RouteName } from './server/routes';
