@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { createEmulator } from '@mediagen/emulator';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BASE_URL, MediaGenClient } from '../src/index';
-import { createMediaGenHandler, type MediaGenHandlerOptions } from '../src/server';
+import { createMediaGenHandler, createWebhookHandler, type MediaGenHandlerOptions } from '../src/server';
 import { EMULATOR_COMMAND, EMULATOR_WEBHOOK_SECRET } from '../src/wire';
 import { completedDelivery } from './support/completion';
 import { memorySource } from './support/memory-source';
@@ -178,6 +178,26 @@ describe('the webhook in development needs no secret', () => {
     const delivery = await handler(new Request(`${BASE}/webhooks/mediagen`, await completedDelivery('gen_dev', EMULATOR_WEBHOOK_SECRET)));
     expect(delivery.status).toBe(200);
     expect(events).toEqual(['generation.completed']);
+  });
+
+  it("the receiver alone (Express's mediagenWebhook, Next's createWebhookHandler) given that client does the same", async () => {
+    vi.stubEnv('NODE_ENV', 'development');
+    vi.stubEnv('MEDIAGEN_WEBHOOK_SECRET', '');
+    const events: string[] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const receiver = createWebhookHandler({ client: devClient(), onEvent: (event) => void events.push(event.type) });
+    const delivery = await receiver(new Request('http://app.test/hooks', await completedDelivery('gen_alone', EMULATOR_WEBHOOK_SECRET)));
+    expect(delivery.status).toBe(200);
+    expect(events).toEqual(['generation.completed']);
+    expect(warn).not.toHaveBeenCalled();
+    // With no secret anywhere: said at start-up, and each refused delivery's error carries the remedy.
+    const errors: unknown[] = [];
+    const unset = createWebhookHandler({ onError: (error) => void errors.push(error) });
+    expect(warn.mock.calls.map(([line]) => String(line)).join('\n')).toContain('WEBHOOK_SECRET_MISSING');
+    const refused = await unset(new Request('http://app.test/hooks', await completedDelivery('gen_alone', EMULATOR_WEBHOOK_SECRET)));
+    expect(refused.status).toBe(500);
+    expect(errors[0]).toMatchObject({ code: 'WEBHOOK_SECRET_MISSING', next: expect.stringContaining('MEDIAGEN_WEBHOOK_SECRET') });
+    warn.mockRestore();
   });
 
   it('never in production, nor for any other address', async () => {

@@ -69,7 +69,7 @@ describe("the handler's default onError", () => {
   it('logs a forged or unsigned delivery as one warning line: its code, no stack, no secret, no body', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const handler = createMediaGenHandler({ client, basePath: '/api', webhook: { secrets: SECRET } });
+    const handler = createMediaGenHandler({ client, basePath: '/api', allowAnonymous: true, webhook: { secrets: SECRET } });
     const cases = [
       [{ secret: 'whsec_attacker' }, 'WEBHOOK_SIGNATURE_INVALID'],
       [{ signature: 'sha256=not-hex' }, 'WEBHOOK_SIGNATURE_INVALID'],

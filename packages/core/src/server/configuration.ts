@@ -19,10 +19,24 @@ export interface ConfigurationProblem {
  * signs with by default, so a new app's webhooks work with no settings (it opens nothing: the
  * emulator's events are about the emulator's demo generations).
  */
-export function webhookSecrets(options: Pick<MediaGenHandlerOptions, 'client' | 'webhook'>): string | readonly string[] | undefined {
+export function webhookSecrets(options: {
+  client?: { baseUrl?: string } | undefined;
+  webhook?: { secrets?: string | readonly string[] | undefined } | undefined;
+}): string | readonly string[] | undefined {
   const given = options.webhook?.secrets;
   if (given !== undefined || readEnv('MEDIAGEN_WEBHOOK_SECRET')) return given;
-  return options.client.baseUrl === EMULATOR_BASE_URL && readEnv('NODE_ENV') !== 'production' ? EMULATOR_WEBHOOK_SECRET : undefined;
+  return options.client?.baseUrl === EMULATOR_BASE_URL && readEnv('NODE_ENV') !== 'production' ? EMULATOR_WEBHOOK_SECRET : undefined;
+}
+
+/** Whether deliveries can be verified: a secret given, in the environment, or the emulator's in development. */
+export function webhookSecretProblem(secrets: string | readonly string[] | undefined): ConfigurationProblem | undefined {
+  const set = secrets === undefined ? readEnv('MEDIAGEN_WEBHOOK_SECRET') !== undefined : [secrets].flat().some(Boolean);
+  return set
+    ? undefined
+    : problem(
+        'WEBHOOK_SECRET_MISSING',
+        'No webhook secret is set: every delivery is refused (500), and results arrive only by polling, seconds late.',
+      );
 }
 
 const problem = (code: ErrorCode, message: string, next = ERROR_CODES[code].next): ConfigurationProblem => ({ code, message, next });
@@ -39,16 +53,8 @@ export function settingProblems(options: MediaGenHandlerOptions<never>): Configu
       ),
     );
   }
-  const secrets = webhookSecrets(options);
-  const secretSet = secrets === undefined ? readEnv('MEDIAGEN_WEBHOOK_SECRET') !== undefined : [secrets].flat().some(Boolean);
-  if (options.webhook && !secretSet) {
-    problems.push(
-      problem(
-        'WEBHOOK_SECRET_MISSING',
-        'No webhook secret is set: every delivery is refused (500), and results arrive only by polling, seconds late.',
-      ),
-    );
-  }
+  const secretMissing = options.webhook ? webhookSecretProblem(webhookSecrets(options)) : undefined;
+  if (secretMissing) problems.push(secretMissing);
   if (!options.identify && !options.allowAnonymous) {
     problems.push(
       problem(
@@ -86,9 +92,10 @@ export async function serviceProblem(client: MediaGenClient, basePath: string | 
  * not while `next build` loads the module to collect page data (the settings are the running
  * server's). A handler is made once per process (the quick starts keep it on `globalThis`).
  */
-export function warnAtStart(problems: readonly ConfigurationProblem[], healthPath: string): void {
+export function warnAtStart(problems: readonly (ConfigurationProblem | undefined)[], healthPath?: string): void {
   if (readEnv('NEXT_PHASE') === 'phase-production-build') return;
-  for (const { code, message, next } of problems) {
-    globalThis.console?.warn?.(`[mediagen] ${code}: ${message} ${next} (GET ${healthPath} lists what is wrong.)`);
+  const health = healthPath ? ` (GET ${healthPath} lists what is wrong.)` : '';
+  for (const found of problems) {
+    if (found) globalThis.console?.warn?.(`[mediagen] ${found.code}: ${found.message} ${found.next}${health}`);
   }
 }

@@ -2,6 +2,7 @@ import type { GenerationEvents } from '../events/generation-events';
 import { parseLimit } from '../util/limit';
 import { createReceiver } from '../webhooks/handler';
 import type { WebhookEvent } from '../webhooks/verify';
+import { warnAtStart, webhookSecretProblem, webhookSecrets } from './configuration';
 import { defaultOnError } from './default-on-error';
 import type { MediaGenWebhookContext, MediaGenWebhookOptions } from './options';
 import type { RouteName } from './routes';
@@ -12,7 +13,7 @@ export interface WebhookHandlerOptions<Platform = unknown> extends MediaGenWebho
    * The app's client: its `wait()`/`run()` resolve on this receiver's events (shorthand for
    * `events: client.events`; a client with none gets in-process events installed).
    */
-  client?: { events?: GenerationEvents | undefined };
+  client?: { events?: GenerationEvents | undefined; readonly baseUrl?: string };
   /**
    * Sees the receiver's failures (bad signatures, handler errors). Default: `console.error`,
    * except a delivery refused 4xx (forged or broken), which gets one `console.warn` line.
@@ -36,7 +37,11 @@ export interface WebhookHandler<Platform = unknown> {
  */
 export function createWebhookHandler<Platform = unknown>(options: WebhookHandlerOptions<Platform>): WebhookHandler<Platform> {
   const { client, onError, ...webhook } = options;
-  const receive = mountReceiver(webhook, { client, onError: onError ?? defaultOnError });
+  // As the handler's route: the emulator's secret in development when the client targets it,
+  // and a missing secret said at start-up rather than on each delivery's 500.
+  const secrets = webhookSecrets({ client, webhook });
+  warnAtStart([webhookSecretProblem(secrets)]);
+  const receive = mountReceiver({ ...webhook, secrets }, { client, onError: onError ?? defaultOnError });
   return Object.assign((request: Request, platform?: Platform) => receive(request, platform), { route: () => 'webhook' as const });
 }
 

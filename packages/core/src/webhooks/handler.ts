@@ -160,9 +160,11 @@ export function createReceiver<Context extends ReceiverContext = ReceiverContext
       verified({ event, error: undefined });
     } catch (error) {
       verified({ event: undefined, error });
-      report(error);
       const code = isMediaGenError(error) ? error.code : 'WEBHOOK_ERROR';
       const { status, next } = errorCodeInfo(code) ?? ERROR_CODES.WEBHOOK_SIGNATURE_INVALID;
+      // The remedy in the log line too (verifyWebhook leaves it out to stay small), not only in the answer.
+      if (isMediaGenError(error) && !error.next) (error as { next: string }).next = next;
+      report(error);
       return refusalResponse(status, code, isMediaGenError(error) ? error.message : 'The delivery was refused.', next);
     }
 
