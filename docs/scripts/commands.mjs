@@ -20,6 +20,8 @@ export const THIRD_PARTY = {
   tsx: 'runs a TypeScript file on Node (privatenumber/tsx); the migration guides run their scripts with it',
   '@types/express': "Express's own type declarations (DefinitelyTyped), which `@mediagen/express`'s middleware types refer to",
   vitest: 'the test runner of the Testing guide and the emulator’s testing guide',
+  'create-next-app': 'Next.js’s own app generator (vercel/next.js), which the Next.js quick start starts from',
+  '@hono/node-server': 'Hono’s Node server (honojs/node-server), which the Hono quick start serves its app with',
 };
 
 /** Commands whose first argument names a package to fetch and run (a bin of it). */
@@ -64,7 +66,8 @@ function argsAfter(text) {
   const words = [];
   for (const raw of text.trim().split(/\s+/)) {
     if (raw === '' || /^(#|&&|\|\|?|;|>|<)/.test(raw)) break;
-    const word = raw.replace(/[.,;:)]+$/, '');
+    // A sentence's punctuation, or the quote closing a string in source text, ends the command.
+    const word = raw.replace(/[.,;:)'"]+$/, '');
     words.push(word);
     if (word !== raw) break; // punctuation ended the sentence
   }
