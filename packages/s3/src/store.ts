@@ -3,7 +3,9 @@ import type { DirectUpload, MediaInfo, MediaStore } from '@mediagen/core/server'
 import { S3StoreError } from './errors';
 import { EMPTY_SHA256, encodeRfc3986, SigV4Signer, sha256Hex, UNSIGNED_PAYLOAD } from './sigv4';
 
+/** Where the bucket is and how to sign for it: see the README for R2, MinIO and AWS settings. */
 export interface S3MediaStoreOptions {
+  /** The bucket's name. */
   bucket: string;
   /** The bucket's region: `us-east-1`, `eu-west-3`…; `auto` for Cloudflare R2. Default `us-east-1` (also MinIO's). */
   region?: string | undefined;
@@ -12,7 +14,9 @@ export interface S3MediaStoreOptions {
    * (MinIO). Default AWS's, `https://s3.<region>.amazonaws.com`.
    */
   endpoint?: string | undefined;
+  /** The access key id (not secret: every presigned link carries it). */
   accessKeyId: string;
+  /** The secret access key: kept in a private field, never in an error, a log or `toJSON`. */
   secretAccessKey: string;
   /** With temporary credentials (STS, an IAM role): links then last at most as long as the session. */
   sessionToken?: string | undefined;
@@ -77,8 +81,9 @@ export class S3MediaStore implements MediaStore {
     if (typeof accessKeyId !== 'string' || accessKeyId === '') throw new ConfigurationError('S3MediaStore: `accessKeyId` is missing.');
     if (typeof secretAccessKey !== 'string' || secretAccessKey === '')
       throw new ConfigurationError('S3MediaStore: `secretAccessKey` is missing.');
-    if (sessionToken !== undefined && (typeof sessionToken !== 'string' || sessionToken === ''))
-      throw new ConfigurationError('S3MediaStore: `sessionToken`, when given, must be a non-empty string.');
+    // An empty token (an unset variable read as '') is no token.
+    if (sessionToken !== undefined && typeof sessionToken !== 'string')
+      throw new ConfigurationError('S3MediaStore: `sessionToken`, when given, must be a string.');
     const region = options.region ?? 'us-east-1';
     if (typeof region !== 'string' || !/^[a-z0-9-]+$/.test(region))
       throw new ConfigurationError('S3MediaStore: `region` must be a region name such as `us-east-1` (`auto` for R2).');
