@@ -96,6 +96,12 @@ export const SDK_CODES = [
     'Give the store a prefix no other writer uses.',
   ],
   [
+    'STORAGE_ERROR',
+    'S3StoreError',
+    'A `@mediagen/s3` bucket refused or failed an operation (a put, copy, delete), or could not be reached; `s3Status` and `s3Code` say what S3 answered, and a body that broke off during a `put` is this code too.',
+    '`error.retryable` says whether a retry may help (5xx, `SlowDown`, no answer); otherwise check the bucket, endpoint, region, credentials and key permissions.',
+  ],
+  [
     'NETWORK_ERROR',
     'GenerationRequestError',
     'The React hooks got no answer from your app’s routes (status 0).',

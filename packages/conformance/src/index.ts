@@ -1,6 +1,7 @@
 export { type DeliverOptions, deliver, makePayload } from './delivery.js';
 export { describeLedgerRouteConformance, type LedgerStoreFactory } from './ledger-routes.js';
 export { listen } from './listen.js';
+export { describeMediaStoreConformance, digest, type MediaStoreTarget, randomBytes, streamOf } from './media-store-conformance.js';
 export { memorySource } from './memory-source.js';
 export {
   ALLOWED_ORIGIN,

@@ -94,7 +94,7 @@ export const ERROR_CODES = {
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
 
-  // The stores' and tools' own failures (@mediagen/redis, the CLI, the React hooks).
+  // The stores' and tools' own failures (@mediagen/redis, @mediagen/s3, the CLI, the React hooks).
   REDIS_UNAVAILABLE: retried(503, 'Check that Redis is reachable; retry once it is.'),
   REDIS_DATA_LOST: retried(500, 'Redis lost data the store relied on (an eviction or a flush); retry.'),
   REDIS_MESSAGE_INVALID: permanent(500, 'A message on the events channel was not one this store wrote; it was ignored.'),
@@ -103,6 +103,8 @@ export const ERROR_CODES = {
   USAGE: permanent(400, 'Run mediagen --help for the commands and their options.'),
   NO_API_KEY: permanent(401, 'Set MEDIAGEN_API_KEY or pass --api-key.'),
   OUTPUT_WRITE_FAILED: permanent(500, 'Check the output path: it must be writable.'),
+  /** A media store (`@mediagen/s3`'s bucket) refused or failed an operation; `retryable` on the error says whether a retry may help. */
+  STORAGE_ERROR: retried(502, "The app's media storage failed; retry later."),
 
   // The webhook receiver's refusals: 4xx ends the service's retry chain, 5xx makes it retry.
   WEBHOOK_CONTENT_TYPE: permanent(415, 'Send the body as application/json.'),

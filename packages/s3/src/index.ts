@@ -1,0 +1,2 @@
+export { S3StoreError } from './errors';
+export { S3MediaStore, type S3MediaStoreOptions } from './store';
