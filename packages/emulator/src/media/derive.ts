@@ -171,20 +171,23 @@ function stripeFrame(pixels: Uint8Array, width: number, height: number, first: n
  */
 export function frameFrom(src: Thumb, cols: number, rows: number, progress: number): Uint8Array {
   const out = new Uint8Array(cols * rows * 3);
-  const box = fit(src, cols, rows);
+  const fitted = fit(src, cols, rows);
+  // The fitted picture grows about the frame's centre: the bars shrink, then its edges leave the frame.
   const zoom = 1 + 0.25 * progress;
+  const w = fitted.w * zoom;
+  const h = fitted.h * zoom;
+  const x0 = (cols - w) / 2;
+  const y0 = (rows - h) / 2;
   const rgb = [0, 0, 0];
   for (let y = 0; y < rows; y++) {
     for (let x = 0; x < cols; x++) {
       const at = (y * cols + x) * 3;
-      const cx = x + 0.5;
-      const cy = y + 0.5;
-      if (cx < box.x0 || cx >= box.x0 + box.w || cy < box.y0 || cy >= box.y0 + box.h) {
+      const u = (x + 0.5 - x0) / w;
+      const v = (y + 0.5 - y0) / h;
+      if (u < 0 || u >= 1 || v < 0 || v >= 1) {
         out.set(BAR, at);
         continue;
       }
-      const u = 0.5 + ((cx - box.x0) / box.w - 0.5) / zoom;
-      const v = 0.5 + ((cy - box.y0) / box.h - 0.5) / zoom;
       sample(src, u, v, rgb);
       out[at] = Math.round(rgb[0] as number);
       out[at + 1] = Math.round(rgb[1] as number);
