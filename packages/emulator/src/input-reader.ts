@@ -89,7 +89,8 @@ export function inputReader(
         }
       } catch (e) {
         if (signal.aborted) return { ok: false, error: failure(slot, new InputError('the emulator was reset', true)) };
-        const err = e instanceof InputError ? e : e instanceof UnreadableImage ? new InputError(e.message, false) : new InputError(String(e), false);
+        const err =
+          e instanceof InputError ? e : e instanceof UnreadableImage ? new InputError(e.message, false) : new InputError(String(e), false);
         return { ok: false, error: failure(slot, err) };
       }
     }

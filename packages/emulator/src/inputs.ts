@@ -1,5 +1,5 @@
-import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
-import { type ClientRequest, type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
 
@@ -154,7 +154,10 @@ function guardedLookup(policy: InputPolicy): Lookup {
         const cls = addressClass(a.address);
         const ok = cls === 'public' ? !loopbackName : cls === 'loopback' && policy.allowLoopback;
         if (!ok) {
-          const e = new InputError(`${hostname} resolves to ${a.address}, a ${cls === 'public' ? 'public' : cls} address the service does not fetch`, false);
+          const e = new InputError(
+            `${hostname} resolves to ${a.address}, a ${cls === 'public' ? 'public' : cls} address the service does not fetch`,
+            false,
+          );
           return cb(Object.assign(e, { code: 'EINPUTREFUSED' }));
         }
       }

@@ -4,8 +4,8 @@ import { LINK_TTL_MS, type OutputLinkParts, outputLinkPath, parseOutputLinkSegme
 import { derivePng } from './media/derive.js';
 import { renderPng } from './media/png.js';
 import { renderText } from './media/text.js';
-import { renderWav } from './media/wav.js';
 import type { Thumb } from './media/thumb.js';
+import { renderWav } from './media/wav.js';
 import { renderWebm } from './media/webm.js';
 
 export const MIME: Record<OutputFormat, string> = {
@@ -109,7 +109,9 @@ export function renderOutput(entry: CatalogEntry, p: Normalized, seed: OutputSee
   const shape = entry.output(p);
   switch (shape.format) {
     case 'png':
-      return source ? derivePng(shape.width, shape.height, seed, source, entry.derive ?? 'tint') : renderPng(shape.width, shape.height, seed);
+      return source
+        ? derivePng(shape.width, shape.height, seed, source, entry.derive ?? 'tint')
+        : renderPng(shape.width, shape.height, seed);
     case 'webm':
       return renderWebm(shape.width, shape.height, shape.seconds, seed, source);
     case 'wav':

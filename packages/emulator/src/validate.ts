@@ -315,7 +315,8 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
     }
     (r as string[]).forEach((u, i) => {
       const problem = linkProblem(u, ctx.allowLoopbackInputs === true);
-      if (problem !== null) throw invalid('reference_images', `Each reference image must be a public https URL; reference_images[${i}] ${problem}.`, slug);
+      if (problem !== null)
+        throw invalid('reference_images', `Each reference image must be a public https URL; reference_images[${i}] ${problem}.`, slug);
     });
     out.reference_images = r as string[];
   }

@@ -19,8 +19,7 @@ export function readPng(buf: Buffer): { width: number; height: number; colours: 
     } else if (type === 'PLTE') {
       colours = len / 3;
       palette = Uint8Array.from(data);
-    }
-    else if (type === 'IDAT') idat.push(data);
+    } else if (type === 'IDAT') idat.push(data);
     pos += 12 + len;
   }
   const raw = inflateSync(Buffer.concat(idat));

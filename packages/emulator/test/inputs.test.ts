@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../src/config.js';
-import { createEmulator } from '../src/index.js';
+import { createEmulator, type EmulatorConfig } from '../src/index.js';
 import { thumbOf } from '../src/input-reader.js';
 import { addressClass, fetchInput, InputError, type InputPolicy, type Lookup, linkProblem, sniff } from '../src/inputs.js';
-import { sourceFrame } from '../src/media/webm.js';
 import { encodeKeyFrame } from '../src/media/vp8.js';
+import { sourceFrame } from '../src/media/webm.js';
 import { readPng, readWebm } from './decode.js';
 import { type Emu, emulator, KEY, proAccount } from './helpers.js';
 import { fakeWebp, flatJpeg, rgbPng, tinyWav } from './media-fixtures.js';
@@ -28,7 +28,9 @@ interface InputHost {
   close(): Promise<void>;
 }
 
-async function inputHost(routes: Record<string, (req: IncomingMessage, res: ServerResponse, note: (n: number) => void) => void>): Promise<InputHost> {
+async function inputHost(
+  routes: Record<string, (req: IncomingMessage, res: ServerResponse, note: (n: number) => void) => void>,
+): Promise<InputHost> {
   const sent: InputHost['sent'] = new Map();
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -101,7 +103,12 @@ const routes: Parameters<typeof inputHost>[0] = {
   '/red.png': serve(redPng, 'image/png'),
   '/halves.png': serve(halvesPng, 'image/png'),
   '/halves.jpg': serve(halvesJpeg, 'image/jpeg'),
-  '/progressive.jpg': serve(Buffer.concat([halvesJpeg.subarray(0, 2), Buffer.from(halvesJpeg.subarray(2)).map((b, i, a) => (a[i - 1] === 0xff && b === 0xc0 ? 0xc2 : b))])),
+  '/progressive.jpg': serve(
+    Buffer.concat([
+      halvesJpeg.subarray(0, 2),
+      Buffer.from(halvesJpeg.subarray(2)).map((b, i, a) => (a[i - 1] === 0xff && b === 0xc0 ? 0xc2 : b)),
+    ]),
+  ),
   '/photo.webp': serve(fakeWebp(), 'image/webp'),
   '/voice.wav': serve(tinyWav(), 'audio/wav'),
   '/notes.txt': serve(Buffer.from('just some text, not a picture\n'), 'text/plain'),
@@ -120,7 +127,7 @@ const routes: Parameters<typeof inputHost>[0] = {
     res.write(redPng.subarray(0, 8));
   },
   // Says 60 bytes, is a whole PNG: the emulator reads what was declared and finds it cut short.
-  '/declared-short': (req, res) => {
+  '/declared-short': (req) => {
     req.socket.write(`HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 60\r\nConnection: close\r\n\r\n`);
     req.socket.end(redPng);
   },
@@ -154,6 +161,8 @@ afterAll(async () => {
 beforeEach(async () => {
   expect((await emu.control('POST', '/reset')).status).toBe(200);
 });
+
+const inProcessConfig = () => ({ timeScale: 0.001, accounts: [proAccount()] }) as EmulatorConfig;
 
 const balance = async (): Promise<number> => (await emu.control('GET', '/accounts/acct_pro')).body.balance;
 
@@ -214,7 +223,17 @@ const scheme = fc.constantFrom('http', 'https');
 const privateLink = fc.tuple(scheme, privateHost, port, path).map(([s, h, p, q]) => `${s}://${h}${p}${q}`);
 const loopbackLink = fc.tuple(scheme, loopbackHost, port, path).map(([s, h, p, q]) => `${s}://${h}${p}${q}`);
 const otherScheme = fc
-  .tuple(fc.constantFrom('http://example.com', 'ftp://example.com', 'file://', 'gopher://example.com', 'ws://example.com', 'data:image/png;base64,'), path)
+  .tuple(
+    fc.constantFrom(
+      'http://example.com',
+      'ftp://example.com',
+      'file://',
+      'gopher://example.com',
+      'ws://example.com',
+      'data:image/png;base64,',
+    ),
+    path,
+  )
   .map(([a, b]) => `${a}${b}`);
 
 describe('input links at submit: the rules a link itself shows', () => {
@@ -243,7 +262,7 @@ describe('input links at submit: the rules a link itself shows', () => {
   });
 
   it('answers each hostile link 422 INVALID_BODY on its field, nothing billed (property, in process)', async () => {
-    const inProcess = createEmulator({ config: { timeScale: 0.001, accounts: [proAccount()] } });
+    const inProcess = createEmulator({ config: inProcessConfig() });
     try {
       const post = (body: Record<string, unknown>) =>
         inProcess.fetch(`${inProcess.url}/api/v1/generate`, {
@@ -252,15 +271,19 @@ describe('input links at submit: the rules a link itself shows', () => {
           body: JSON.stringify(body),
         });
       await fc.assert(
-        fc.asyncProperty(fc.oneof(privateLink, loopbackLink, otherScheme), fc.constantFrom('input_image', 'reference_images'), async (link, field) => {
-          const body =
-            field === 'input_image'
-              ? { model: 'image-upscale', input_image: link }
-              : { model: 'image-pro', prompt: 'x', reference_images: ['https://cdn.example.com/a.png', link] };
-          const r = await post(body);
-          expect(r.status).toBe(422);
-          expect(await r.json()).toMatchObject({ error: 'INVALID_BODY', details: { field } });
-        }),
+        fc.asyncProperty(
+          fc.oneof(privateLink, loopbackLink, otherScheme),
+          fc.constantFrom('input_image', 'reference_images'),
+          async (link, field) => {
+            const body =
+              field === 'input_image'
+                ? { model: 'image-upscale', input_image: link }
+                : { model: 'image-pro', prompt: 'x', reference_images: ['https://cdn.example.com/a.png', link] };
+            const r = await post(body);
+            expect(r.status).toBe(422);
+            expect(await r.json()).toMatchObject({ error: 'INVALID_BODY', details: { field } });
+          },
+        ),
         { numRuns: 60 },
       );
       expect((await inProcess.accounts.get('acct_pro')).balance).toBe(15000);
@@ -270,7 +293,7 @@ describe('input links at submit: the rules a link itself shows', () => {
   });
 
   it('takes loopback http links only with allowLoopbackInputs', async () => {
-    const off = createEmulator({ config: { timeScale: 0.001, accounts: [proAccount()] } });
+    const off = createEmulator({ config: inProcessConfig() });
     try {
       const r = await off.fetch(`${off.url}/api/v1/generate`, {
         method: 'POST',
@@ -317,7 +340,13 @@ describe('outputs derive from the input', () => {
   });
 
   it('image-fast image-to-image from a baseline JPEG: the picture, tinted, same halves', async () => {
-    const done = await run({ model: 'image-fast', prompt: 'restyle it', aspect_ratio: '16:9', input_image: `${host.url}/halves.jpg`, seed: 7 });
+    const done = await run({
+      model: 'image-fast',
+      prompt: 'restyle it',
+      aspect_ratio: '16:9',
+      input_image: `${host.url}/halves.jpg`,
+      seed: 7,
+    });
     expect(done.status).toBe('completed');
     const png = readPng(await download(done.output_url));
     const [lr, , lb] = pixel(png, 300, 384);
@@ -346,7 +375,9 @@ describe('outputs derive from the input', () => {
     const thumb = await thumbOf('png', halvesPng);
     const cols = Math.ceil(video.width / 16);
     const rows = Math.ceil(video.height / 16);
-    expect(Buffer.from(video.frames[0] as Buffer)).toEqual(Buffer.from(encodeKeyFrame(video.width, video.height, sourceFrame(thumb, cols, rows, 0))));
+    expect(Buffer.from(video.frames[0] as Buffer)).toEqual(
+      Buffer.from(encodeKeyFrame(video.width, video.height, sourceFrame(thumb, cols, rows, 0))),
+    );
     // The clip moves on from it.
     expect(Buffer.compare(video.frames[0] as Buffer, video.frames.at(-1) as Buffer)).not.toBe(0);
   });
@@ -454,7 +485,14 @@ describe('fetchInput: names resolved, each hop checked (fake name resolution)', 
   });
 
   it('refuses a public name that resolves to a private, loopback or mixed set of addresses, before connecting', async () => {
-    for (const addresses of [['10.1.2.3'], ['169.254.169.254'], ['127.0.0.1'], ['93.184.215.14', '192.168.1.1'], ['fd00::1'], ['::ffff:10.0.0.1']]) {
+    for (const addresses of [
+      ['10.1.2.3'],
+      ['169.254.169.254'],
+      ['127.0.0.1'],
+      ['93.184.215.14', '192.168.1.1'],
+      ['fd00::1'],
+      ['::ffff:10.0.0.1'],
+    ]) {
       const e = await fetchInput('https://cdn.example.com/a.png', 'image', policy(addresses)).catch((x: unknown) => x);
       expect(e, addresses.join()).toBeInstanceOf(InputError);
       expect((e as InputError).message).toMatch(/resolves to .* address the service does not fetch/);

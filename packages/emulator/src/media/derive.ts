@@ -48,7 +48,8 @@ function sample(src: Thumb, u: number, v: number, out: number[]): void {
 /** Median cut: at most `n` colours that represent the thumbnail's pixels. */
 function quantize(src: Thumb, n: number): number[][] {
   const pixels: number[][] = [];
-  for (let i = 0; i < src.width * src.height; i++) pixels.push([src.rgb[i * 3] as number, src.rgb[i * 3 + 1] as number, src.rgb[i * 3 + 2] as number]);
+  for (let i = 0; i < src.width * src.height; i++)
+    pixels.push([src.rgb[i * 3] as number, src.rgb[i * 3 + 1] as number, src.rgb[i * 3 + 2] as number]);
   let boxes = [pixels];
   while (boxes.length < n) {
     let best = -1;
@@ -95,7 +96,9 @@ export function derivePng(width: number, height: number, seed: number, src: Thum
   const barIndex = colours.length;
   const hazardIndex = barIndex + 1;
   const palette = new Uint8Array(256 * 3);
-  colours.forEach((c, i) => palette.set(c, i * 3));
+  colours.forEach((c, i) => {
+    palette.set(c, i * 3);
+  });
   palette.set(BAR, barIndex * 3);
   palette.set(HAZARD[0], hazardIndex * 3);
   palette.set(HAZARD[1], (hazardIndex + 1) * 3);

@@ -108,7 +108,16 @@ export function jpegThumb(buf: Buffer): Thumb {
       comps = [];
       for (let i = 0; i < n; i++) {
         const hv = seg[7 + i * 3] as number;
-        comps.push({ id: seg[6 + i * 3] as number, h: hv >> 4 || 1, v: hv & 15 || 1, tq: seg[8 + i * 3] as number, grid: new Uint8Array(0), bw: 0, bh: 0, pred: 0 });
+        comps.push({
+          id: seg[6 + i * 3] as number,
+          h: hv >> 4 || 1,
+          v: hv & 15 || 1,
+          tq: seg[8 + i * 3] as number,
+          grid: new Uint8Array(0),
+          bw: 0,
+          bh: 0,
+          pred: 0,
+        });
       }
       hmax = Math.max(...comps.map((c) => c.h));
       vmax = Math.max(...comps.map((c) => c.v));
@@ -274,6 +283,10 @@ function scan(
     }
   }
   // The next marker after the scan's data.
-  while (pos + 1 < buf.length && !(buf[pos] === 0xff && buf[pos + 1] !== 0x00 && !((buf[pos + 1] as number) >= 0xd0 && (buf[pos + 1] as number) <= 0xd7))) pos++;
+  while (
+    pos + 1 < buf.length &&
+    !(buf[pos] === 0xff && buf[pos + 1] !== 0x00 && !((buf[pos + 1] as number) >= 0xd0 && (buf[pos + 1] as number) <= 0xd7))
+  )
+    pos++;
   return pos;
 }

@@ -44,7 +44,13 @@ export function yuv(r: number, g: number, b: number): [number, number, number] {
 }
 
 function sceneFrame(indices: Uint8Array, colours: [number, number, number][], cols: number, rows: number): MacroblockImage {
-  const image: MacroblockImage = { cols, rows, y: new Uint8Array(cols * rows), u: new Uint8Array(cols * rows), v: new Uint8Array(cols * rows) };
+  const image: MacroblockImage = {
+    cols,
+    rows,
+    y: new Uint8Array(cols * rows),
+    u: new Uint8Array(cols * rows),
+    v: new Uint8Array(cols * rows),
+  };
   indices.forEach((index, at) => {
     const [y, u, v] = colours[index] as [number, number, number];
     image.y[at] = y;
@@ -57,7 +63,13 @@ function sceneFrame(indices: Uint8Array, colours: [number, number, number][], co
 /** One frame of an image-to-video clip: the input picture, zoomed in by `progress` (0 to 1). */
 export function sourceFrame(source: Thumb, cols: number, rows: number, progress: number): MacroblockImage {
   const rgb = frameFrom(source, cols, rows, progress);
-  const image: MacroblockImage = { cols, rows, y: new Uint8Array(cols * rows), u: new Uint8Array(cols * rows), v: new Uint8Array(cols * rows) };
+  const image: MacroblockImage = {
+    cols,
+    rows,
+    y: new Uint8Array(cols * rows),
+    u: new Uint8Array(cols * rows),
+    v: new Uint8Array(cols * rows),
+  };
   for (let at = 0; at < cols * rows; at++) {
     const [y, u, v] = yuv(rgb[at * 3] as number, rgb[at * 3 + 1] as number, rgb[at * 3 + 2] as number);
     image.y[at] = y;
@@ -83,7 +95,9 @@ export function renderWebm(width: number, height: number, seconds: number, seed:
   const frames = Math.max(2, Math.round(seconds * FPS));
   const blocks: Uint8Array[] = [uint([0xe7], 0)]; // cluster timecode
   for (let f = 0; f < frames; f++) {
-    const image = source ? sourceFrame(source, cols, rows, f / (frames - 1)) : sceneFrame(scene.render(cols, rows, f / FPS), colours, cols, rows);
+    const image = source
+      ? sourceFrame(source, cols, rows, f / (frames - 1))
+      : sceneFrame(scene.render(cols, rows, f / FPS), colours, cols, rows);
     const frame = encodeKeyFrame(width, height, image);
     const ms = Math.round((f * 1000) / FPS);
     // SimpleBlock: track 1, timecode relative to the cluster (int16), key frame flag, the frame.
