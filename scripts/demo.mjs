@@ -49,6 +49,9 @@ const emulator = await startEmulator({
   port: smoke ? 0 : await port(4010),
   config: {
     timeScale: smoke ? 0.1 : 0.5,
+    // The studio serves uploaded inputs on its own loopback address: let the emulator fetch them
+    // (the real service fetches public https links only).
+    allowLoopbackInputs: true,
     accounts: [
       {
         id: ACCOUNT,

@@ -104,6 +104,7 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--host <host>', 'interface', '127.0.0.1')
     .option('--config <file>', 'emulator config JSON (accounts, keys, allowlists, webhooks)')
     .option('--public-url <url>', 'the address output links name (--host 0.0.0.0, a container)')
+    .option('--allow-loopback-inputs', 'fetch input links on loopback, http too (local development; the real service never would)')
     .action(run(async (options) => emulatorCommand(options, io)));
 
   withService(program.command('types').description("write a .d.ts typing each model's params from this account's list"), false)

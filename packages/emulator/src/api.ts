@@ -3,10 +3,10 @@ import type { Account } from './accounts.js';
 import { apiSupported, bySlug, entries } from './catalog.js';
 import { ENHANCE_CREDITS, H } from './constants.js';
 import { EmulatorHttpError } from './errors.js';
-import { type Generation, isBlocked, seedFor } from './generations.js';
+import { type Generation, isBlocked } from './generations.js';
 import { parseJsonObject, type Reply } from './http.js';
 import { bodyHash } from './idempotency.js';
-import { filenameFor, MIME, parseLinkParts, renderOutput } from './output.js';
+import { filenameFor, MIME, parseLinkParts } from './output.js';
 import { creditsFrom, quote } from './pricing.js';
 import type { EmulatorState } from './state.js';
 import { checkShape, normalize } from './validate.js';
@@ -139,6 +139,7 @@ export function submit(s: EmulatorState, account: Account, p: Parsed, rid: strin
       const g = s.generations.byId.get(id);
       return g !== undefined && g.account === account && s.generations.status(g) === 'completed';
     },
+    allowLoopbackInputs: s.config.allowLoopbackInputs,
   });
   if (isBlocked(params.prompt) || isBlocked(params.negative_prompt) || isBlocked(params.input_image)) {
     throw new EmulatorHttpError(
@@ -235,8 +236,7 @@ export function serveOutput(s: EmulatorState, parts: string[]): Reply {
   ) {
     throw new EmulatorHttpError('NOT_FOUND', 'No output at this address.');
   }
-  const seed = seedFor(g, index);
-  const bytes = s.outputs.get(`${g.outputKey}:${index}`, () => renderOutput(g.entry, g.params, seed));
+  const bytes = s.outputBytes(g, index);
   const format = g.entry.output(g.params).format;
   return {
     status: 200,
@@ -245,7 +245,7 @@ export function serveOutput(s: EmulatorState, parts: string[]): Reply {
       'content-type': MIME[format],
       'content-disposition': `inline; filename="${filename}"`,
       'cache-control': `private, max-age=${Math.max(0, Math.floor(exp - now / 1000))}`,
-      etag: `"${g.outputKey.slice(0, 16)}-${index}"`,
+      etag: `"${g.outputKey.slice(0, 16)}${g.inputKey}-${index}"`,
       'accept-ranges': 'none',
     },
   };

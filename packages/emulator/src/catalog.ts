@@ -1,5 +1,6 @@
 import type { GenerateParams, Model, ParamSpec } from '@mediagen/core';
 import { SEED_MAX, SEED_MIN } from './constants.js';
+import type { DeriveMode } from './media/derive.js';
 
 /** Params after validation: defaults applied, resolution tags resolved, seed fixed. */
 export type Normalized = Pick<
@@ -45,6 +46,11 @@ export interface CatalogEntry {
   /** Queue pick-up and render time ranges, in seconds of real service time. */
   timing(p: Normalized): { pickup: [number, number]; render: [number, number] };
   output(p: Normalized): OutputShape;
+  /**
+   * How an image output is drawn from an input image: `exact` (the input scaled, an upscaler),
+   * `tint` (the input restyled towards a colour from the seed). Default `tint`.
+   */
+  derive?: DeriveMode;
 }
 
 /**
@@ -309,6 +315,7 @@ const imageUpscale: CatalogEntry = {
   needsPrompt: false,
   accepts: ['input_image'],
   requires: ['input_image'],
+  derive: 'exact',
   timing: () => ({ pickup: [0.5, 2], render: [3, 8] }),
   output: (p) => ({ format: 'png', ...dims(UPSCALE[p.resolution ?? '2k'] ?? '2048x2048'), seconds: 0 }),
 };

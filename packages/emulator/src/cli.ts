@@ -15,7 +15,7 @@ every model allowed; webhooks go to MEDIAGEN_WEBHOOK_URL signed with MEDIAGEN_WE
 Test-only controls live under /__emulator/* and answer only on loopback.`;
 
 async function main(): Promise<void> {
-  let values: { port?: string; host?: string; config?: string; 'public-url'?: string; help?: boolean };
+  let values: { port?: string; host?: string; config?: string; 'public-url'?: string; 'allow-loopback-inputs'?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
         host: { type: 'string' },
         config: { type: 'string', short: 'c' },
         'public-url': { type: 'string' },
+        'allow-loopback-inputs': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -36,7 +37,13 @@ async function main(): Promise<void> {
     return;
   }
   try {
-    const emu = await serveFromFlags({ port: values.port, host: values.host, config: values.config, publicUrl: values['public-url'] });
+    const emu = await serveFromFlags({
+      port: values.port,
+      host: values.host,
+      config: values.config,
+      publicUrl: values['public-url'],
+      allowLoopbackInputs: values['allow-loopback-inputs'],
+    });
     const links = emu.url === emu.listening ? '' : `, links name ${emu.url}`;
     console.log(
       `mediagen-emulator listening on ${emu.listening}${links}${values.config ? ` (config ${values.config})` : ` (key ${DEFAULT_KEY})`}`,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EMULATOR_API_KEY, EMULATOR_WEBHOOK_SECRET } from '@mediagen/core/wire';
 import { bySlug } from './catalog.js';
 import { KEY_PREFIX, MAX_WEBHOOK_ENDPOINTS } from './constants.js';
+import { DEFAULT_INPUT_MAX_BYTES, DEFAULT_INPUT_TIMEOUT_MS } from './inputs.js';
 
 export type Tier = 'free' | 'standard' | 'pro' | 'pro_plus' | 'ultimate';
 export type AccountStatus = 'active' | 'banned' | 'frozen' | 'restricted';
@@ -37,7 +38,24 @@ export interface EmulatorConfig {
   timeScale?: number;
   requireHttpsWebhooks?: boolean;
   apiDisabled?: boolean;
+  /**
+   * Fetch input links on loopback (`127.0.0.0/8`, `::1`, `localhost`), over `http:` too, for
+   * local development. The real service never would: it fetches public https links only.
+   * Default false.
+   */
+  allowLoopbackInputs?: boolean;
+  /** Real milliseconds to fetch one input link, redirects included. Default 10,000. */
+  inputTimeoutMs?: number;
+  /** Largest input per kind, in bytes. Defaults: image 20 MB, video 200 MB, audio 50 MB (MB = 2^20 bytes). */
+  inputMaxBytes?: InputMaxBytes;
   accounts?: AccountConfig[];
+}
+
+/** Size limits of input links, per kind of media. */
+export interface InputMaxBytes {
+  image?: number;
+  video?: number;
+  audio?: number;
 }
 
 export interface ResolvedAccount {
@@ -56,6 +74,9 @@ export interface ResolvedConfig {
   timeScale: number;
   requireHttpsWebhooks: boolean;
   apiDisabled: boolean;
+  allowLoopbackInputs: boolean;
+  inputTimeoutMs: number;
+  inputMaxBytes: Required<InputMaxBytes>;
   accounts: ResolvedAccount[];
 }
 
@@ -126,7 +147,15 @@ const slug = (v: unknown, p: string): string => {
 
 /** Validates a parsed config and fills every default. Throws ConfigError naming key and path. */
 export function resolveConfig(input: unknown, env: EnvLike = process.env): ResolvedConfig {
-  const root = object(input ?? {}, 'config', ['timeScale', 'requireHttpsWebhooks', 'apiDisabled', 'accounts']);
+  const root = object(input ?? {}, 'config', [
+    'timeScale',
+    'requireHttpsWebhooks',
+    'apiDisabled',
+    'allowLoopbackInputs',
+    'inputTimeoutMs',
+    'inputMaxBytes',
+    'accounts',
+  ]);
   const timeScale = opt(
     root,
     'timeScale',
@@ -136,6 +165,16 @@ export function resolveConfig(input: unknown, env: EnvLike = process.env): Resol
   );
   const requireHttpsWebhooks = opt(root, 'requireHttpsWebhooks', 'config', bool, false);
   const apiDisabled = opt(root, 'apiDisabled', 'config', bool, false);
+  const allowLoopbackInputs = opt(root, 'allowLoopbackInputs', 'config', bool, false);
+  const positive = (v: unknown, p: string): number =>
+    typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : fail(p, 'expected a whole number above 0');
+  const inputTimeoutMs = opt(root, 'inputTimeoutMs', 'config', positive, DEFAULT_INPUT_TIMEOUT_MS);
+  const sizes = root.inputMaxBytes === undefined ? {} : object(root.inputMaxBytes, 'config.inputMaxBytes', ['image', 'video', 'audio']);
+  const inputMaxBytes = {
+    image: opt(sizes, 'image', 'config.inputMaxBytes', positive, DEFAULT_INPUT_MAX_BYTES.image),
+    video: opt(sizes, 'video', 'config.inputMaxBytes', positive, DEFAULT_INPUT_MAX_BYTES.video),
+    audio: opt(sizes, 'audio', 'config.inputMaxBytes', positive, DEFAULT_INPUT_MAX_BYTES.audio),
+  };
   const rawAccounts = root.accounts === undefined ? defaultAccounts(env) : list(root.accounts, 'config.accounts');
 
   const ids = new Set<string>();
@@ -199,7 +238,7 @@ export function resolveConfig(input: unknown, env: EnvLike = process.env): Resol
       webhooks,
     };
   });
-  return { timeScale, requireHttpsWebhooks, apiDisabled, accounts };
+  return { timeScale, requireHttpsWebhooks, apiDisabled, allowLoopbackInputs, inputTimeoutMs, inputMaxBytes, accounts };
 }
 
 /** `config` may be a parsed object or a path to a JSON file. */

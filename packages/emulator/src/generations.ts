@@ -6,6 +6,7 @@ import type { CatalogEntry, Normalized } from './catalog.js';
 import { type Clock, monotonic } from './clock.js';
 import { ENHANCE_CREDITS } from './constants.js';
 import type { HeldRequests } from './faults.js';
+import type { Thumb } from './media/thumb.js';
 import type { Scheduler } from './scheduler.js';
 
 type Outcome = { kind: 'ok' } | { kind: 'fail'; error: GenerationError } | { kind: 'flag' };
@@ -31,7 +32,24 @@ export interface Generation {
   enhanceFails: boolean;
   /** `[[hold]]` in the prompt: stays `processing` past its render time until a test releases it. */
   held: boolean;
+  /**
+   * Its input links: `none` (it has none), `waiting` (fetched when processing starts),
+   * `fetching` (it stays `processing` until they are read, past its render time if need be), `read`.
+   */
+  inputs: 'none' | 'waiting' | 'fetching' | 'read';
+  /** The thumbnail of its input image, which its outputs are drawn from. */
+  source?: Thumb;
+  /** Digest of the input bytes read (empty without inputs): same params, other bytes, other output. */
+  inputKey: string;
 }
+
+/** What reading a generation's inputs gave: the picture to draw from, or the failure to end with. */
+export type InputsRead = { ok: true; source?: Thumb; key: string } | { ok: false; error: GenerationError };
+/** Fetches and reads every input of a generation; never rejects. */
+export type InputReader = (g: Generation, signal: AbortSignal) => Promise<InputsRead>;
+
+const hasInputs = (p: Normalized): boolean =>
+  p.input_image !== undefined || p.input_video !== undefined || p.input_audio !== undefined || p.reference_images.length > 0;
 
 const FAIL = /\[\[fail:([A-Za-z0-9_.-]+)\]\]/;
 const RETRYABLE = new Set(['model_unavailable', 'rate_limited']);
@@ -85,7 +103,11 @@ export class Generations {
     private readonly timeScale: number,
     private readonly onTerminal: (g: Generation) => void,
     private readonly holds: HeldRequests,
+    private readonly readInputs: InputReader = async () => ({ ok: true, key: '' }),
   ) {}
+
+  /** Input downloads in progress, by generation id: a reset or close aborts them. */
+  private readonly fetching = new Map<string, AbortController>();
 
   /**
    * A new generation with every field computed and no side effect yet: nothing charged, stored
@@ -116,6 +138,8 @@ export class Generations {
       enhance: params.enhance ? 'scheduled' : 'none',
       enhanceFails: params.prompt.includes('[[enhance:fail]]'),
       held: params.prompt.includes('[[hold]]'),
+      inputs: hasInputs(params) ? 'waiting' : 'none',
+      inputKey: '',
     };
   }
 
@@ -133,6 +157,7 @@ export class Generations {
       counted = true;
       this.byId.set(g.id, g);
       if (g.enhance === 'scheduled') this.scheduler.at(g.pickupMono, () => this.runEnhance(g));
+      if (g.inputs === 'waiting') this.scheduler.at(g.pickupMono, () => this.startInputs(g));
       this.scheduler.at(g.doneMono, () => this.finalize(g));
       this.evict();
       if (g.held) this.holdRender(g, requestId);
@@ -165,15 +190,45 @@ export class Generations {
     });
   }
 
+  /**
+   * Processing starts with fetching the inputs, as the service does. A failure ends the
+   * generation at once, `failed` and refunded; success finishes it when its render time is up
+   * (at once if that has passed while downloading).
+   */
+  private startInputs(g: Generation): void {
+    if (g.inputs !== 'waiting' || g.state !== 'active') return;
+    g.inputs = 'fetching';
+    const abort = new AbortController();
+    this.fetching.set(g.id, abort);
+    void this.readInputs(g, abort.signal).then((read) => {
+      if (this.fetching.get(g.id) === abort) this.fetching.delete(g.id);
+      if (abort.signal.aborted || g.state !== 'active' || this.byId.get(g.id) !== g) return;
+      g.inputs = 'read';
+      if (read.ok) {
+        g.inputKey = read.key;
+        if (read.source) g.source = read.source;
+        if (monotonic() >= g.doneMono) this.finalize(g);
+      } else {
+        // The render never ran: no marker of the prompt applies.
+        g.outcome = { kind: 'fail', error: read.error };
+        this.finalize(g);
+      }
+    });
+  }
+
   /** The state now; finishing a due generation first so a read never lags the clock. */
   status(g: Generation): GenerationStatus {
     if (g.state !== 'active') return g.state;
     const now = monotonic();
     if (now >= g.doneMono && !g.held) {
       this.finalize(g);
-      return g.state as GenerationStatus;
+      return g.state === 'active' ? 'processing' : g.state;
     }
-    return now >= g.pickupMono ? 'processing' : 'pending';
+    if (now >= g.pickupMono) {
+      this.startInputs(g);
+      return 'processing';
+    }
+    return 'pending';
   }
 
   error(g: Generation): GenerationError | undefined {
@@ -205,6 +260,8 @@ export class Generations {
 
   finalize(g: Generation): void {
     if (g.state !== 'active' || g.held) return;
+    if (g.inputs === 'waiting') this.startInputs(g);
+    if (g.inputs === 'fetching') return;
     if (g.enhance === 'scheduled') this.runEnhance(g);
     const account = g.account;
     switch (g.outcome.kind) {
@@ -246,7 +303,14 @@ export class Generations {
     }
   }
 
+  /** Ends every input download in progress (a reset or close). */
+  abortInputs(): void {
+    for (const abort of this.fetching.values()) abort.abort();
+    this.fetching.clear();
+  }
+
   clear(): void {
+    this.abortInputs();
     this.byId.clear();
   }
 }

@@ -27,6 +27,11 @@ export interface StartOptions {
   requestTimeoutMs?: number;
   /** Time to receive the request headers. Default 10,000 (capped at `requestTimeoutMs`). */
   headersTimeoutMs?: number;
+  /**
+   * True turns on the config's `allowLoopbackInputs` (input links on loopback, http too, for
+   * local development; the real service never fetches them). Default: the config's setting.
+   */
+  allowLoopbackInputs?: boolean;
 }
 
 /** A listening emulator, with the same test controls as `createEmulator` (`emu.faults.release()`, `emu.deliveries.settled(id)`, …). */
@@ -40,7 +45,8 @@ export interface RunningEmulator extends EmulatorControls {
 
 /** Starts the emulator; resolves once it listens (and `/__emulator/health` answers 200). */
 export async function startEmulator(options: StartOptions = {}): Promise<RunningEmulator> {
-  const config = loadConfig(options.config);
+  const loaded = loadConfig(options.config);
+  const config = options.allowLoopbackInputs ? { ...loaded, allowLoopbackInputs: true } : loaded;
   const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const state = new EmulatorState(config);
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -96,7 +102,17 @@ function checkPublicUrl(value: string): string {
 
 export { type LedgerEntry, TIER_LIMITS, type TierLimits } from './accounts.js';
 export { catalog } from './catalog.js';
-export type { AccountConfig, AccountStatus, EmulatorConfig, EnvLike, KeyConfig, ResolvedConfig, Tier, WebhookConfig } from './config.js';
+export type {
+  AccountConfig,
+  AccountStatus,
+  EmulatorConfig,
+  EnvLike,
+  InputMaxBytes,
+  KeyConfig,
+  ResolvedConfig,
+  Tier,
+  WebhookConfig,
+} from './config.js';
 export { ConfigError, DEFAULT_ACCOUNT_ID, DEFAULT_KEY, resolveConfig } from './config.js';
 export type { Fault, FaultEndpoint, HeldEndpoint, HeldRequest } from './faults.js';
 export { type CreateEmulatorOptions, createEmulator, IN_PROCESS_URL, type InProcessEmulator } from './in-process.js';

@@ -1,8 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CatalogEntry, Normalized, OutputFormat } from './catalog.js';
 import { LINK_TTL_MS, type OutputLinkParts, outputLinkPath, parseOutputLinkSegments } from './constants.js';
+import { derivePng } from './media/derive.js';
 import { renderPng } from './media/png.js';
 import { renderText } from './media/text.js';
+import type { Thumb } from './media/thumb.js';
 import { renderWav } from './media/wav.js';
 import { renderWebm } from './media/webm.js';
 
@@ -99,13 +101,19 @@ export class OutputCache {
   }
 }
 
-export function renderOutput(entry: CatalogEntry, p: Normalized, seed: OutputSeed): Buffer {
+/**
+ * One output's bytes. `source` is the thumbnail of the generation's input image, when it has
+ * one: image outputs are drawn from it (as the model's `derive` says) and video clips open on it.
+ */
+export function renderOutput(entry: CatalogEntry, p: Normalized, seed: OutputSeed, source?: Thumb): Buffer {
   const shape = entry.output(p);
   switch (shape.format) {
     case 'png':
-      return renderPng(shape.width, shape.height, seed);
+      return source
+        ? derivePng(shape.width, shape.height, seed, source, entry.derive ?? 'tint')
+        : renderPng(shape.width, shape.height, seed);
     case 'webm':
-      return renderWebm(shape.width, shape.height, shape.seconds, seed);
+      return renderWebm(shape.width, shape.height, shape.seconds, seed, source);
     case 'wav':
       return renderWav(shape.seconds, seed);
     case 'txt':

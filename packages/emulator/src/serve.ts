@@ -11,6 +11,8 @@ export interface ServeFlags {
   host?: string | undefined;
   config?: string | undefined;
   publicUrl?: string | undefined;
+  /** `--allow-loopback-inputs`: fetch input links on loopback, http too (local development only). */
+  allowLoopbackInputs?: boolean | undefined;
 }
 
 /** Each flag with its help line, for both entry points' usage text. */
@@ -20,6 +22,8 @@ export const SERVE_FLAGS = {
   config: '--config <file>  emulator config JSON (accounts, keys, allowlists, webhooks)',
   publicUrl:
     '--public-url <url>  the address output links name, when clients reach the emulator by another name than the one it listens on (--host 0.0.0.0, a container)',
+  allowLoopbackInputs:
+    '--allow-loopback-inputs  fetch input links on loopback (127.0.0.1, ::1, localhost), over http too, for local development; the real service fetches public https links only',
 } as const satisfies Record<keyof ServeFlags, string>;
 
 /** Why the emulator did not start: `usage` (a flag's value), `config` (the config file), `listen` (the address). */
@@ -49,6 +53,7 @@ export async function serveFromFlags(flags: ServeFlags): Promise<Served> {
       host,
       ...(flags.config ? { config: flags.config } : {}),
       ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+      ...(flags.allowLoopbackInputs ? { allowLoopbackInputs: true } : {}),
     });
     const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     return { ...running, listening: `http://${shown}:${running.port}` };

@@ -3,9 +3,10 @@ import { Accounts } from './accounts.js';
 import { Clock } from './clock.js';
 import type { ResolvedConfig } from './config.js';
 import { Faults, HeldRequests } from './faults.js';
-import { type Generation, Generations } from './generations.js';
+import { type Generation, Generations, seedFor } from './generations.js';
 import { IdempotencyStore } from './idempotency.js';
-import { LinkSigner, OutputCache } from './output.js';
+import { inputReader } from './input-reader.js';
+import { LinkSigner, OutputCache, renderOutput } from './output.js';
 import { Scheduler } from './scheduler.js';
 import { fetchTransport, type WebhookFetch, Webhooks } from './webhooks.js';
 
@@ -43,12 +44,28 @@ export class EmulatorState {
   ) {
     this.webhooks = new Webhooks(this.clock, config.timeScale, options.webhookFetch ? fetchTransport(options.webhookFetch) : undefined);
     this.accounts = new Accounts(config, this.clock);
-    this.generations = new Generations(this.clock, this.scheduler, config.timeScale, (g) => this.onTerminal(g), this.held);
+    this.generations = new Generations(
+      this.clock,
+      this.scheduler,
+      config.timeScale,
+      (g) => this.onTerminal(g),
+      this.held,
+      inputReader(
+        config,
+        () => this.generations,
+        (g, index) => this.outputBytes(g, index),
+      ),
+    );
     // A key's answer is kept no longer than the generation record it names.
     this.idempotency = new IdempotencyStore(
       () => this.clock.now(),
       (id) => this.generations.byId.has(id),
     );
+  }
+
+  /** The bytes of output `index` of a completed generation (rendered on demand, kept in the LRU). */
+  outputBytes(g: Generation, index: number): Buffer {
+    return this.outputs.get(`${g.outputKey}:${g.inputKey}:${index}`, () => renderOutput(g.entry, g.params, seedFor(g, index), g.source));
   }
 
   /**
@@ -133,6 +150,7 @@ export class EmulatorState {
   }
 
   close(): void {
+    this.generations.abortInputs();
     this.held.dropAll();
     this.scheduler.clear();
     this.webhooks.clear();

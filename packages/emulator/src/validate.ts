@@ -14,6 +14,7 @@ import {
   splitRatioTag,
 } from './constants.js';
 import { EmulatorHttpError } from './errors.js';
+import { linkProblem } from './inputs.js';
 
 /** Every body field the submit endpoint knows; anything else is refused so typos surface. */
 const KNOWN: ReadonlySet<string> = new Set(SUBMIT_FIELDS);
@@ -44,6 +45,8 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInt
 export interface ValidateContext {
   /** True when `id` is one of the caller's own completed generations. */
   ownCompleted(id: string): boolean;
+  /** The `allowLoopbackInputs` setting: loopback links (http too) are accepted for local development. */
+  allowLoopbackInputs?: boolean;
 }
 
 /** Checks the body shape shared by every model (before the model is resolved). */
@@ -85,16 +88,11 @@ function checkInput(field: InputField, value: string, slug: string, ctx: Validat
       return;
     }
   }
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (url?.protocol !== 'https:') {
+  const problem = linkProblem(value, ctx.allowLoopbackInputs === true);
+  if (problem !== null) {
     throw invalid(
       field,
-      `\`${field}\` must be a public https URL${field === 'input_audio' ? '' : ' or the id of your own completed generation'}.`,
+      `\`${field}\` must be a public https URL${field === 'input_audio' ? '' : ' or the id of your own completed generation'}; this one ${problem}.`,
       slug,
     );
   }
@@ -315,15 +313,11 @@ export function normalize(body: Record<string, unknown>, entry: CatalogEntry, ct
     if (r.length > max || r.length < min) {
       throw invalid('reference_images', `reference_images takes ${min} to ${max} URLs on ${slug}.`, slug);
     }
-    for (const u of r as string[]) {
-      let ok = false;
-      try {
-        ok = new URL(u).protocol === 'https:';
-      } catch {
-        ok = false;
-      }
-      if (!ok) throw invalid('reference_images', 'Each reference image must be a public https URL.', slug);
-    }
+    (r as string[]).forEach((u, i) => {
+      const problem = linkProblem(u, ctx.allowLoopbackInputs === true);
+      if (problem !== null)
+        throw invalid('reference_images', `Each reference image must be a public https URL; reference_images[${i}] ${problem}.`, slug);
+    });
     out.reference_images = r as string[];
   }
 

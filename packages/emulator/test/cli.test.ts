@@ -60,4 +60,21 @@ describe('mediagen-emulator CLI', () => {
     const port = run(['--port', 'eighty']);
     expect(await port.exit).toBe(2);
   });
+
+  it('--allow-loopback-inputs turns on the loopback input setting (off without it)', async () => {
+    const submit = async (args: string[]) => {
+      const { child, output, exit } = run(['--port', '0', ...args]);
+      const url = /listening on (http:\/\/\S+)/.exec(await output)?.[1];
+      const r = await fetch(`${url}/api/v1/generate`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer svc_live_emulator_demo', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'image-upscale', input_image: 'http://127.0.0.1:9/photo.png', estimate: true }),
+      });
+      child.kill('SIGTERM');
+      await exit;
+      return r.status;
+    };
+    expect(await submit(['--allow-loopback-inputs'])).toBe(200);
+    expect(await submit([])).toBe(422);
+  });
 });

@@ -1,12 +1,13 @@
 import { inflateSync } from 'node:zlib';
 
 /** Minimal PNG reader for the emulator's own files: dimensions, palette size, pixel indices. */
-export function readPng(buf: Buffer): { width: number; height: number; colours: number; pixels: Uint8Array } {
+export function readPng(buf: Buffer): { width: number; height: number; colours: number; palette: Uint8Array; pixels: Uint8Array } {
   if (buf.subarray(0, 8).toString('hex') !== '89504e470d0a1a0a') throw new Error('not a PNG');
   let pos = 8;
   let width = 0;
   let height = 0;
   let colours = 0;
+  let palette = new Uint8Array(0);
   const idat: Buffer[] = [];
   while (pos < buf.length) {
     const len = buf.readUInt32BE(pos);
@@ -15,8 +16,10 @@ export function readPng(buf: Buffer): { width: number; height: number; colours: 
     if (type === 'IHDR') {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
-    } else if (type === 'PLTE') colours = len / 3;
-    else if (type === 'IDAT') idat.push(data);
+    } else if (type === 'PLTE') {
+      colours = len / 3;
+      palette = Uint8Array.from(data);
+    } else if (type === 'IDAT') idat.push(data);
     pos += 12 + len;
   }
   const raw = inflateSync(Buffer.concat(idat));
@@ -29,7 +32,7 @@ export function readPng(buf: Buffer): { width: number; height: number; colours: 
       pixels[y * width + x] = f === 2 ? (v + up) & 0xff : v;
     }
   }
-  return { width, height, colours, pixels };
+  return { width, height, colours, palette, pixels };
 }
 
 /** Minimal WebM (EBML) reader: the doc type, codec, pixel size, duration and each frame's bytes. */

@@ -6,6 +6,7 @@ export interface EmulatorOptions {
   host?: string;
   config?: string;
   publicUrl?: string;
+  allowLoopbackInputs?: boolean;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { frameFrom } from './derive.js';
 import { makeScene } from './scene.js';
+import type { Thumb } from './thumb.js';
 import { encodeKeyFrame, type MacroblockImage } from './vp8.js';
 
 const FPS = 4;
@@ -32,7 +34,7 @@ const float = (id: number[], value: number): Uint8Array => {
 };
 
 /** BT.601 studio-swing Y'CbCr of an 8-bit RGB colour, as VP8 expects. */
-function yuv(r: number, g: number, b: number): [number, number, number] {
+export function yuv(r: number, g: number, b: number): [number, number, number] {
   const clamp = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
   return [
     clamp(16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255),
@@ -41,12 +43,49 @@ function yuv(r: number, g: number, b: number): [number, number, number] {
   ];
 }
 
+function sceneFrame(indices: Uint8Array, colours: [number, number, number][], cols: number, rows: number): MacroblockImage {
+  const image: MacroblockImage = {
+    cols,
+    rows,
+    y: new Uint8Array(cols * rows),
+    u: new Uint8Array(cols * rows),
+    v: new Uint8Array(cols * rows),
+  };
+  indices.forEach((index, at) => {
+    const [y, u, v] = colours[index] as [number, number, number];
+    image.y[at] = y;
+    image.u[at] = u;
+    image.v[at] = v;
+  });
+  return image;
+}
+
+/** One frame of an image-to-video clip: the input picture, zoomed in by `progress` (0 to 1). */
+export function sourceFrame(source: Thumb, cols: number, rows: number, progress: number): MacroblockImage {
+  const rgb = frameFrom(source, cols, rows, progress);
+  const image: MacroblockImage = {
+    cols,
+    rows,
+    y: new Uint8Array(cols * rows),
+    u: new Uint8Array(cols * rows),
+    v: new Uint8Array(cols * rows),
+  };
+  for (let at = 0; at < cols * rows; at++) {
+    const [y, u, v] = yuv(rgb[at * 3] as number, rgb[at * 3 + 1] as number, rgb[at * 3 + 2] as number);
+    image.y[at] = y;
+    image.u[at] = u;
+    image.v[at] = v;
+  }
+  return image;
+}
+
 /**
  * A WebM (VP8) clip of the landscape panning: `seconds` long at 4 frames per second, each
  * frame a key frame with one colour per 16x16 macroblock. Real video a browser plays in a
- * `<video>` element, rendered in milliseconds and a few kilobytes per frame.
+ * `<video>` element, rendered in milliseconds and a few kilobytes per frame. With `source`
+ * (image-to-video), the clip opens on the input picture and zooms slowly into it instead.
  */
-export function renderWebm(width: number, height: number, seconds: number, seed: number): Buffer {
+export function renderWebm(width: number, height: number, seconds: number, seed: number, source?: Thumb): Buffer {
   const scene = makeScene(seed);
   const cols = Math.ceil(width / 16);
   const rows = Math.ceil(height / 16);
@@ -56,20 +95,9 @@ export function renderWebm(width: number, height: number, seconds: number, seed:
   const frames = Math.max(2, Math.round(seconds * FPS));
   const blocks: Uint8Array[] = [uint([0xe7], 0)]; // cluster timecode
   for (let f = 0; f < frames; f++) {
-    const indices = scene.render(cols, rows, f / FPS);
-    const image: MacroblockImage = {
-      cols,
-      rows,
-      y: new Uint8Array(cols * rows),
-      u: new Uint8Array(cols * rows),
-      v: new Uint8Array(cols * rows),
-    };
-    indices.forEach((index, at) => {
-      const [y, u, v] = colours[index] as [number, number, number];
-      image.y[at] = y;
-      image.u[at] = u;
-      image.v[at] = v;
-    });
+    const image = source
+      ? sourceFrame(source, cols, rows, f / (frames - 1))
+      : sceneFrame(scene.render(cols, rows, f / FPS), colours, cols, rows);
     const frame = encodeKeyFrame(width, height, image);
     const ms = Math.round((f * 1000) / FPS);
     // SimpleBlock: track 1, timecode relative to the cluster (int16), key frame flag, the frame.
