@@ -79,6 +79,8 @@ const NOT_ERROR_CODES = new Map<string, string>([
   ['HPE_HEADER_OVERFLOW', "Node's HTTP parser error code"],
   ['HPE_CHUNK_EXTENSIONS_OVERFLOW', "Node's HTTP parser error code"],
   ['UND_ERR_SOCKET', "undici's socket error code"],
+  ['ENOTFOUND', "Node's DNS lookup error code (the emulator's input fetch answers a lookup with it)"],
+  ['EINPUTREFUSED', "the emulator's input fetch: a lookup refused by its address policy, as a Node errno-style code on the socket error"],
   ...['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'].map(
     (code) => [code, "Fastify's content-type parser error code (core/node reads it as a parser refusal)"] as [string, string],
   ),
