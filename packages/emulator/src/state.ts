@@ -77,9 +77,11 @@ export class EmulatorState {
     this.scheduler.runDue();
     const g = this.generations.byId.get(id);
     if (!g) return Promise.resolve(false);
+    // The status read first: a generation that came due since the pass above is finished by it,
+    // which starts its deliveries, and those are what a caller waits for.
+    const status = this.generations.status(g);
     const running = this.delivering.get(id);
     if (running) return running.then(() => true);
-    const status = this.generations.status(g);
     if (status === 'completed' || status === 'failed') return Promise.resolve(true);
     return new Promise((resolve) => {
       const list = this.waiters.get(id) ?? [];
