@@ -93,6 +93,16 @@ describe('GET /health and the start-up warnings', () => {
     warn.mockRestore();
   });
 
+  it('a MEDIAGEN_WEBHOOK_SECRET of only commas and blanks is no secret: read as the receiver reads it', async () => {
+    vi.stubEnv('NODE_ENV', 'production');
+    vi.stubEnv('MEDIAGEN_WEBHOOK_SECRET', ' , ');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const client = new MediaGenClient({ apiKey: 'svc_live_emulator_demo', baseUrl: emu.url, fetch: emu.fetch });
+    const body = (await (await get(handlerOf({ client, webhook: {} }), '/health')).json()) as { problems: { code: string }[] };
+    expect(body.problems.map((p) => p.code)).toEqual(['WEBHOOK_SECRET_MISSING']);
+    warn.mockRestore();
+  });
+
   it('production with no address: the module loads (a build), the warning waits for the server, /health names the setting', async () => {
     vi.stubEnv('NODE_ENV', 'production');
     vi.stubEnv('MEDIAGEN_BASE_URL', '');

@@ -1,6 +1,7 @@
 import type { MediaGenClient } from '../client';
 import { isMediaGenError } from '../errors';
 import { readEnv } from '../util/env';
+import { secretsFromEnv } from '../webhooks/handler';
 import { EMULATOR_BASE_URL, EMULATOR_WEBHOOK_SECRET } from '../wire/emulator';
 import { ERROR_CODES, type ErrorCode } from '../wire/error-codes';
 import { nextStep } from './next-step';
@@ -24,13 +25,14 @@ export function webhookSecrets(options: {
   webhook?: { secrets?: string | readonly string[] | undefined } | undefined;
 }): string | readonly string[] | undefined {
   const given = options.webhook?.secrets;
-  if (given !== undefined || readEnv('MEDIAGEN_WEBHOOK_SECRET')) return given;
+  // The environment read as the receiver reads it (comma-separated, blanks dropped).
+  if (given !== undefined || secretsFromEnv().length > 0) return given;
   return options.client?.baseUrl === EMULATOR_BASE_URL && readEnv('NODE_ENV') !== 'production' ? EMULATOR_WEBHOOK_SECRET : undefined;
 }
 
 /** Whether deliveries can be verified: a secret given, in the environment, or the emulator's in development. */
 export function webhookSecretProblem(secrets: string | readonly string[] | undefined): ConfigurationProblem | undefined {
-  const set = secrets === undefined ? readEnv('MEDIAGEN_WEBHOOK_SECRET') !== undefined : [secrets].flat().some(Boolean);
+  const set = secrets === undefined ? secretsFromEnv().length > 0 : [secrets].flat().some(Boolean);
   return set
     ? undefined
     : problem(

@@ -200,7 +200,7 @@ export function createReceiver<Context extends ReceiverContext = ReceiverContext
 }
 
 /** `MEDIAGEN_WEBHOOK_SECRET`, one secret or several comma-separated (a rotation, several endpoints). */
-function secretsFromEnv(): string[] {
+export function secretsFromEnv(): string[] {
   return (readEnv('MEDIAGEN_WEBHOOK_SECRET') ?? '')
     .split(',')
     .map((secret) => secret.trim())
