@@ -70,20 +70,6 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       );
       reject(error);
     });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      const result = { code, stdout, stderr };
-      if (code === 0 || allowFailure) return resolve(result);
-      const why = signal ? `killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutMs} ms` : ''})` : `exit ${code}`;
-      const error = new Error(
-        `${command} ${args.join(' ')} in ${cwd}: ${why}\n--- stdout\n${stdout.slice(-8000)}\n--- stderr\n${stderr.slice(-8000)}`,
-      );
-      // The stack without the tool's output: vitest reads every `at file:line:col` line of a stack as
-      // a frame, and one from the tool's output (Next's build prints its own) can crash its
-      // reporter and end the whole run. The message still carries the output.
-      error.stack = `Error: ${command} ${args.join(' ')} in ${cwd}: ${why}\n${new Error().stack?.split('\n').slice(1).join('\n') ?? ''}`;
-      reject(error);
-    });
   });
 }
 
