@@ -1,8 +1,9 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from '../src/chromium';
 import { CHECK_KEY, CHECK_SECRET, freePort, type InstalledEmulator, startInstalledEmulator, waitFor } from '../src/emulator';
 import { fileDeps, npmProject, TOOLS } from '../src/npm';
 import { run, type Service, startService } from '../src/run';
@@ -42,19 +43,7 @@ const REACT_FOR_NEXT: Record<number, Record<string, string>> = {
 
 const services: (Service | InstalledEmulator)[] = [];
 let launched: Promise<Browser> | undefined;
-const browser = () =>
-  (launched ??= chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  }));
+const browser = () => (launched ??= launchChromium());
 afterAll(async () => {
   await (await launched)?.close();
   await Promise.all(services.map((service) => (service as Service).stop?.() ?? (service as InstalledEmulator).close()));

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from '../src/chromium';
 import { CHECK_KEY, CHECK_SECRET, freePort, type InstalledEmulator, startInstalledEmulator, waitFor } from '../src/emulator';
 import { fileDeps, NPM_INSTALL, npmProject } from '../src/npm';
 import {
@@ -39,15 +40,6 @@ import { failure, run, type Service, startService } from '../src/run';
 const tarballs = inject('tarballs');
 const base = join(inject('scratch'), 'quick-starts');
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The emulator's default account, what `npx -p @mediagen/emulator mediagen-emulator` serves (its README). */
 const EMULATOR_PORT = 4010;
 const EMULATOR_DEMO_KEY = 'svc_live_emulator_demo';
@@ -60,12 +52,10 @@ let browser: Browser;
 const running: { stop: () => Promise<void> }[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: install it with "apt-get install -y chromium" (in the monorepo, pnpm test does it).`);
   // The page's `npx -p @mediagen/emulator mediagen-emulator` would fetch it from the registry,
   // where it is not yet: the same bin, installed from its tarball.
   emulatorDir = await npmProject(join(base, 'emulator'), { dependencies: fileDeps(tarballs, ['@mediagen/emulator', '@mediagen/core']) });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
