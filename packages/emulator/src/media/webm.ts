@@ -43,14 +43,13 @@ export function yuv(r: number, g: number, b: number): [number, number, number] {
   ];
 }
 
+/** A frame of `cols` x `rows` macroblocks, every plane zero: what each frame builder fills in. */
+function blankImage(cols: number, rows: number): MacroblockImage {
+  return { cols, rows, y: new Uint8Array(cols * rows), u: new Uint8Array(cols * rows), v: new Uint8Array(cols * rows) };
+}
+
 function sceneFrame(indices: Uint8Array, colours: [number, number, number][], cols: number, rows: number): MacroblockImage {
-  const image: MacroblockImage = {
-    cols,
-    rows,
-    y: new Uint8Array(cols * rows),
-    u: new Uint8Array(cols * rows),
-    v: new Uint8Array(cols * rows),
-  };
+  const image = blankImage(cols, rows);
   indices.forEach((index, at) => {
     const [y, u, v] = colours[index] as [number, number, number];
     image.y[at] = y;
@@ -63,13 +62,7 @@ function sceneFrame(indices: Uint8Array, colours: [number, number, number][], co
 /** One frame of an image-to-video clip: the input picture, zoomed in by `progress` (0 to 1). */
 export function sourceFrame(source: Thumb, cols: number, rows: number, progress: number): MacroblockImage {
   const rgb = frameFrom(source, cols, rows, progress);
-  const image: MacroblockImage = {
-    cols,
-    rows,
-    y: new Uint8Array(cols * rows),
-    u: new Uint8Array(cols * rows),
-    v: new Uint8Array(cols * rows),
-  };
+  const image = blankImage(cols, rows);
   for (let at = 0; at < cols * rows; at++) {
     const [y, u, v] = yuv(rgb[at * 3] as number, rgb[at * 3 + 1] as number, rgb[at * 3 + 2] as number);
     image.y[at] = y;
