@@ -134,6 +134,18 @@ export const SDK_CODES = [
     'Set the user cookie before the page calls the routes (Next: `proxy.ts`); `GET /health` lists it while `identify` is missing.',
   ],
   [
+    'MEDIA_NOT_ACCEPTED',
+    'InvalidRequestError',
+    'An upload to `POST <basePath>/uploads` whose bytes are none of the formats the service reads (PNG, JPEG, WebP; MP4, WebM; WAV, MP3), or that also reads as HTML or SVG. The kind is read from the bytes, never from `Content-Type` or the file name.',
+    'Convert the file to one of those formats, then upload it again.',
+  ],
+  [
+    'UPLOAD_TOO_LARGE',
+    'InvalidRequestError',
+    'An upload over its kind’s limit (images 20 MB, video 200 MB, audio 50 MB), or longer than its own `Content-Length`: answered 413 as soon as the limit is passed, the rest unread.',
+    'Upload a smaller file (shorter, lower resolution), or a lighter format.',
+  ],
+  [
     'SUBMIT_REFUSED',
     'SubmitRefusedError',
     'Your `beforeSubmit` refused a submit (default 403).',

@@ -7,6 +7,7 @@ import { userAgent } from './http/user-agent';
 import { Credits } from './resources/credits';
 import { Generations } from './resources/generations';
 import { Models } from './resources/models';
+import type { GenerateParams } from './types';
 import { checkApiKey, checkBaseUrl } from './util/check-config';
 import { readEnv } from './util/env';
 import { EMULATOR_API_KEY, EMULATOR_BASE_URL } from './wire/emulator';
@@ -73,6 +74,13 @@ export interface ClientOptions {
    * pass a shared one (`RedisGenerationEvents`) when receiver and waiter are different instances.
    */
   events?: GenerationEvents;
+  /**
+   * Turns files in a submit's input fields (`input_image: blob`) into links the service can fetch,
+   * before anything is validated or sent: `mediaInputs({ store })` from `@mediagen/core/server`
+   * (a `Blob`, bytes or a stream), `nodeMediaInputs` from `@mediagen/core/node` (file paths too).
+   * The links are made once per call, so every resend of it sends the same body.
+   */
+  inputs?: (params: GenerateParams, signal?: AbortSignal) => Promise<GenerateParams>;
   /**
    * What to log: each request, response and retry at `debug`, retries at `info`, a request
    * hook that threw at `warn`. Default: `process.env.MEDIAGEN_LOG`, else `off`. The API key and
@@ -149,6 +157,8 @@ export class MediaGenClient {
     this.models = new Models(transport, options.modelsTtlMs, (list) => gate?.observe(list.rate_limit));
     this.credits = new Credits(transport, (summary) => gate?.observe(summary.rate_limit));
     this.generations = new Generations(transport, this.models, {
+      // `inputs` as given (the rest of the options are not read there).
+      ...options,
       validate: options.validate ?? true,
       gate,
       fetch: fetchImpl,

@@ -6,6 +6,7 @@
  * runtime does no harm. The pieces only the adapters need are in `@mediagen/core/internal`.
  */
 
+export { FileMediaStore, type FileMediaStoreOptions } from './node/file-media-store';
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from './node/node-handler';
 export { sendWebResponse } from './node/send-response';
 export type { NodeRequestLike, NodeRequestSource, NodeResponseLike, WrappedNodeRequest } from './node/types';

@@ -11,6 +11,7 @@ export * from './wire/emulator';
 export * from './wire/error-codes';
 export * from './wire/idempotency';
 export * from './wire/links';
+export * from './wire/media';
 export * from './wire/output-links';
 export * from './wire/params';
 export * from './wire/paths';

@@ -98,7 +98,9 @@ const TABLE: Case[] = [
   ['reference_images required', customSize, {}, ['reference_images:REQUIRED']],
   ['reference_images not strings', imagePro, { prompt: 'a', reference_images: [1] }, ['reference_images:INVALID_TYPE']],
   ['reference_images not an array', imagePro, { prompt: 'a', reference_images: 'u' }, ['reference_images:INVALID_TYPE']],
-  ['reference_images not https', imagePro, { prompt: 'a', reference_images: ['http://x/y.png'] }, ['reference_images:INVALID_VALUE']],
+  ['reference_images not URLs', imagePro, { prompt: 'a', reference_images: ['ftp://x/y.png'] }, ['reference_images:INVALID_VALUE']],
+  // Whether a URL is public https is the service's to judge (the emulator takes loopback http in development).
+  ['reference_images over http', imagePro, { prompt: 'a', reference_images: ['http://127.0.0.1/y.png'] }, []],
   ['reference_images not taken', imageFast, { prompt: 'a', reference_images: [U] }, ['reference_images:NOT_SUPPORTED']],
   // number_results
   ['number_results at max', imageFast, { prompt: 'a', number_results: 4 }, []],

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { GenerationError } from '@mediagen/core';
+import { ACCEPTED_FORMATS, INPUT_KINDS, type InputKind, MEDIA_FORMATS, sniffMedia } from '@mediagen/core/wire';
 import type { ResolvedConfig } from './config.js';
 import type { Generation, Generations, InputReader, InputsRead } from './generations.js';
-import { ACCEPTED, type Fetched, fetchInput, INPUT_KINDS, InputError, type InputKind, type InputPolicy, KIND_OF, sniff } from './inputs.js';
+import { type Fetched, fetchInput, InputError, type InputPolicy } from './inputs.js';
 import { jpegThumb } from './media/jpeg.js';
 import { bytePattern, pngThumb, type Thumb, UnreadableImage } from './media/thumb.js';
 
@@ -77,9 +78,9 @@ export function inputReader(
         } else {
           fetched = await fetchInput(slot.value, slot.kind, policy, signal);
         }
-        const kind = sniff(fetched.bytes);
-        if (kind === null || KIND_OF[kind] !== slot.kind) {
-          throw new InputError(`it is not a ${ACCEPTED[slot.kind]} file${kind ? ` (it is ${kind})` : ''}`, false);
+        const kind = sniffMedia(fetched.bytes);
+        if (kind === null || MEDIA_FORMATS[kind].kind !== slot.kind) {
+          throw new InputError(`it is not a ${ACCEPTED_FORMATS[slot.kind]} file${kind ? ` (it is ${kind})` : ''}`, false);
         }
         digest.update(`${slot.name}:${fetched.size}:`).update(fetched.bytes);
         if (kind === 'png' || kind === 'jpeg' || kind === 'webp') {

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP } from 'node:net';
+import { INPUT_KINDS, INPUT_MAX_BYTES, type InputKind } from '@mediagen/core/wire';
 
 /**
  * What the service does with an input link when a generation starts: fetch it (https only,
@@ -10,20 +11,10 @@ import { BlockList, isIP } from 'node:net';
  * a name resolves to is checked on the connection that uses it (no second lookup to rebind).
  */
 
-export type InputKind = 'image' | 'video' | 'audio';
-
-/** The body fields that carry an input link, and the kind of media each must be. */
-export const INPUT_KINDS = {
-  input_image: 'image',
-  input_video: 'video',
-  input_audio: 'audio',
-  reference_images: 'image',
-} as const satisfies Record<string, InputKind>;
-export type InputSlot = keyof typeof INPUT_KINDS;
-
-export const MB = 1024 * 1024;
-/** Per-kind size limits (the real service's are not shown): images 20 MB, video 200 MB, audio 50 MB. */
-export const DEFAULT_INPUT_MAX_BYTES: Readonly<Record<InputKind, number>> = { image: 20 * MB, video: 200 * MB, audio: 50 * MB };
+export type { InputKind };
+export { INPUT_KINDS };
+/** Per-kind size limits: core's (`INPUT_MAX_BYTES`), the same the app's upload route enforces. */
+export const DEFAULT_INPUT_MAX_BYTES = INPUT_MAX_BYTES;
 /** Time to fetch one input, redirects included. */
 export const DEFAULT_INPUT_TIMEOUT_MS = 10_000;
 /** Redirects followed per input, each hop checked as the first. */
@@ -276,41 +267,3 @@ async function readBody(res: IncomingMessage, kind: InputKind, limit: number): P
   if (!res.complete) throw new InputError('the download ended before the body was complete', true);
   return { bytes: Buffer.concat(chunks), size };
 }
-
-export type Sniffed = 'png' | 'jpeg' | 'webp' | 'mp4' | 'webm' | 'wav' | 'mp3';
-
-/** The kind of media the bytes are, from their magic numbers; null for anything else. */
-export function sniff(b: Uint8Array): Sniffed | null {
-  const at = (i: number, ...v: number[]) => v.every((x, j) => b[i + j] === x);
-  const ascii = (i: number, s: string) => at(i, ...[...s].map((c) => c.charCodeAt(0)));
-  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png';
-  if (at(0, 0xff, 0xd8, 0xff)) return 'jpeg';
-  if (ascii(0, 'RIFF') && ascii(8, 'WEBP')) return 'webp';
-  if (ascii(0, 'RIFF') && ascii(8, 'WAVE')) return 'wav';
-  if (ascii(4, 'ftyp')) return 'mp4';
-  if (at(0, 0x1a, 0x45, 0xdf, 0xa3)) {
-    // EBML: a WebM names its DocType in the header, within the first bytes.
-    const head = Buffer.from(b.subarray(0, 64)).toString('latin1');
-    return head.includes('webm') ? 'webm' : null;
-  }
-  if (ascii(0, 'ID3')) return 'mp3';
-  // An MPEG-1/2/2.5 Layer III frame header: 11 sync bits, a version, layer 01, a valid bitrate and rate.
-  if (b[0] === 0xff && ((b[1] ?? 0) & 0xe6) === 0xe2 && ((b[2] ?? 0) & 0xf0) !== 0xf0 && ((b[2] ?? 0) & 0x0c) !== 0x0c) return 'mp3';
-  return null;
-}
-
-export const KIND_OF: Record<Sniffed, InputKind> = {
-  png: 'image',
-  jpeg: 'image',
-  webp: 'image',
-  mp4: 'video',
-  webm: 'video',
-  wav: 'audio',
-  mp3: 'audio',
-};
-
-export const ACCEPTED: Record<InputKind, string> = {
-  image: 'PNG, JPEG or WebP',
-  video: 'MP4 or WebM',
-  audio: 'WAV or MP3',
-};

@@ -1,11 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sniffMedia as sniff } from '@mediagen/core/wire';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../src/config.js';
 import { createEmulator, type EmulatorConfig } from '../src/index.js';
 import { thumbOf } from '../src/input-reader.js';
-import { addressClass, fetchInput, InputError, type InputPolicy, type Lookup, linkProblem, sniff } from '../src/inputs.js';
+import { addressClass, fetchInput, InputError, type InputPolicy, type Lookup, linkProblem } from '../src/inputs.js';
 import { encodeKeyFrame } from '../src/media/vp8.js';
 import { sourceFrame } from '../src/media/webm.js';
 import { readPng, readWebm } from './decode.js';

@@ -56,7 +56,9 @@ const MAX_ERROR_BODY = 16 * 1024;
  * - `put` streams: a known size is one `PUT` with the body streamed as it is read; an unknown size
  *   is a multipart upload of `partSize` parts read one at a time (memory bounded), aborted on any
  *   failure, so nothing is ever left under the key.
- * - `link` is a presigned `GET` (at most 7 days) served as an attachment with the stored type.
+ * - `link` is a presigned `GET` (at most 7 days) served as an attachment with the stored type; one
+ *   key and expiry always sign to the same link.
+ * - `move` is a server-side `CopyObject`, then a `DeleteObject` of the source.
  * - `directUpload` is a presigned `PUT` signed for one `Content-Type` and one exact `Content-Length`.
  */
 export class S3MediaStore implements MediaStore {
@@ -311,7 +313,7 @@ export class S3MediaStore implements MediaStore {
     }
   }
 
-  async copy(from: string, to: string): Promise<void> {
+  async move(from: string, to: string): Promise<void> {
     const source = `/${this.#bucket}/${(this.#prefix + from).split('/').map(encodeRfc3986).join('/')}`;
     this.#url(from);
     const answer = await this.#send(`CopyObject of "${from}" to "${to}"`, 'PUT', this.#url(to), {
@@ -320,12 +322,22 @@ export class S3MediaStore implements MediaStore {
     // CopyObject may answer 200 and still fail: the error is then in the body.
     const text = await readBounded(answer, MAX_ERROR_BODY);
     if (/<Error>/.test(text)) throw await this.#failure(`CopyObject of "${from}" to "${to}"`, answer, text);
+    await this.delete(from);
   }
 
-  async link(key: string, options: { expiresInMs: number }): Promise<string> {
-    const expiresIn = linkSeconds(options?.expiresInMs, 'link');
+  /**
+   * Signed as of 7 days before `expiresAt`, for 7 days: the link is a function of the key and
+   * `expiresAt` alone, so asking again (a resend of a recorded submit) gives the same link.
+   */
+  async link(key: string, options: { expiresAt: Date }): Promise<string> {
+    const expiresAt = options?.expiresAt?.getTime?.();
+    if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt))
+      throw new ConfigurationError('S3MediaStore.link: `expiresAt` must be a Date.');
+    const signedAt = Math.ceil(expiresAt / 1000) * 1000 - MAX_LINK_SECONDS * 1000;
+    if (signedAt > this.#now())
+      throw new ConfigurationError('S3MediaStore.link: `expiresAt` is over 7 days ahead, the longest a presigned S3 URL can last.');
     const url = this.#url(key, { 'response-content-disposition': 'attachment' });
-    return this.#signer.presign({ method: 'GET', url, expiresIn }, new Date(this.#now()));
+    return this.#signer.presign({ method: 'GET', url, expiresIn: MAX_LINK_SECONDS }, new Date(signedAt));
   }
 
   async delete(key: string): Promise<void> {

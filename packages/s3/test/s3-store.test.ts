@@ -48,26 +48,26 @@ describe('S3MediaStore options', () => {
   it('addresses R2, MinIO (path style) and AWS (virtual-hosted) as each expects', async () => {
     const keys = { accessKeyId: 'AKID', secretAccessKey: 'secret' };
     const r2 = new S3MediaStore({ ...keys, bucket: 'media', region: 'auto', endpoint: 'https://acct.r2.cloudflarestorage.com' });
-    expect(await r2.link('a/b.png', { expiresInMs: 1000 })).toMatch(
+    expect(await r2.link('a/b.png', { expiresAt: new Date(Date.now() + 1000) })).toMatch(
       /^https:\/\/acct\.r2\.cloudflarestorage\.com\/media\/a\/b\.png\?.*%2Fauto%2Fs3%2F/,
     );
     const minio = new S3MediaStore({ ...keys, bucket: 'media', endpoint: 'http://127.0.0.1:9000', prefix: 'app/' });
-    expect(await minio.link('x', { expiresInMs: 1000 })).toMatch(/^http:\/\/127\.0\.0\.1:9000\/media\/app\/x\?/);
+    expect(await minio.link('x', { expiresAt: new Date(Date.now() + 1000) })).toMatch(/^http:\/\/127\.0\.0\.1:9000\/media\/app\/x\?/);
     const aws = new S3MediaStore({ ...keys, bucket: 'media', region: 'eu-west-3' });
-    const link = new URL(await aws.link('a b', { expiresInMs: 1000 }));
+    const link = new URL(await aws.link('a b', { expiresAt: new Date(Date.now() + 1000) }));
     expect(link.origin + link.pathname).toBe('https://media.s3.eu-west-3.amazonaws.com/a%20b');
     expect(link.searchParams.get('response-content-disposition')).toBe('attachment');
   });
 
   it('refuses a link or upload longer than 7 days, and keys a URL would rewrite', async () => {
     const s = store();
-    await expect(s.link('k', { expiresInMs: 7 * 24 * HOUR + 1000 })).rejects.toThrow(/7 days/);
-    expect(await s.link('k', { expiresInMs: 7 * 24 * HOUR })).toContain('X-Amz-Expires=604800');
+    await expect(s.link('k', { expiresAt: new Date(Date.now() + 7 * 24 * HOUR + 2000) })).rejects.toThrow(/7 days/);
+    expect(await s.link('k', { expiresAt: new Date(Date.now() + 7 * 24 * HOUR - 2000) })).toContain('X-Amz-Expires=604800');
     await expect(s.directUpload('k', { expiresInMs: 8 * 24 * HOUR, contentType: 'image/png', maxBytes: 10 })).rejects.toBeInstanceOf(
       ConfigurationError,
     );
     for (const key of ['', 'a/../b', './a', '/a', 'a\nb', 'x'.repeat(1025)])
-      await expect(s.link(key, { expiresInMs: 1000 })).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(s.link(key, { expiresAt: new Date(Date.now() + 1000) })).rejects.toBeInstanceOf(ConfigurationError);
   });
 });
 
@@ -89,7 +89,7 @@ describe('S3MediaStore put', () => {
       'PUT partNumber&uploadId',
       'POST uploadId',
     ]);
-    const response = await fetch(await s.link('unknown', { expiresInMs: HOUR }));
+    const response = await fetch(await s.link('unknown', { expiresAt: new Date(Date.now() + HOUR) }));
     expect(response.headers.get('content-type')).toBe('video/mp4');
     expect(await digest(await response.arrayBuffer())).toBe(await digest(big));
 
@@ -106,7 +106,7 @@ describe('S3MediaStore put', () => {
     await expect(put).rejects.toBeInstanceOf(MediaGenError);
     await expect(put).rejects.toThrow(/body stream failed/);
     expect(seen.calls).toEqual(['POST uploads', 'PUT partNumber&uploadId', 'PUT partNumber&uploadId', 'DELETE uploadId']);
-    expect((await fetch(await s.link('broken', { expiresInMs: HOUR }))).status).toBe(404);
+    expect((await fetch(await s.link('broken', { expiresAt: new Date(Date.now() + HOUR) }))).status).toBe(404);
   });
 
   it('a failing known-size body says it was the body, not the bucket', async () => {
@@ -133,13 +133,13 @@ describe('S3MediaStore against the bucket', () => {
     expect(error).toMatchObject({ code: 'STORAGE_ERROR', retryable: true, s3Status: undefined });
   });
 
-  it('CopyObject failing inside a 200 answer is a failure (S3 does this; s3rver never does, so a fetch answers here)', async () => {
+  it('CopyObject (of a move) failing inside a 200 answer is a failure (S3 does this; s3rver never does, so a fetch answers here)', async () => {
     const failing200: typeof fetch = async () =>
       new Response('<?xml version="1.0"?><Error><Code>InternalError</Code><Message>We encountered an internal error.</Message></Error>', {
         status: 200,
       });
     const s = store({ fetch: failing200 });
-    await expect(s.copy('a', 'b')).rejects.toMatchObject({ code: 'STORAGE_ERROR', s3Code: 'InternalError', retryable: true });
+    await expect(s.move('a', 'b')).rejects.toMatchObject({ code: 'STORAGE_ERROR', s3Code: 'InternalError', retryable: true });
   });
 
   it('the bucket CORS lets the app origin PUT with Content-Type (preflight), and no other origin', async () => {
@@ -170,14 +170,14 @@ describe('S3MediaStore against the bucket', () => {
         );
       return [
         () => new S3MediaStore(base).put('k', streamOf(new Uint8Array(2)), { contentType: 'image/png', size: 2 }),
-        () => new S3MediaStore(base).copy('missing', 'k'),
+        () => new S3MediaStore(base).move('missing', 'k'),
         () => new S3MediaStore({ ...base, fetch: echoing }).delete('k'),
         () => new S3MediaStore({ ...base, fetch: echoingAnswer }).put('k', streamOf(randomBytes(10)), { contentType: 'image/png' }),
         () =>
           new S3MediaStore({ ...base, fetch: echoingAnswer, partSize: 5 * MiB }).put('k', streamOf(randomBytes(6 * MiB)), {
             contentType: 'image/png',
           }),
-        () => new S3MediaStore(base).link('k', { expiresInMs: 30 * 24 * HOUR }),
+        () => new S3MediaStore(base).link('k', { expiresAt: new Date(Date.now() + 30 * 24 * HOUR) }),
         async () => new S3MediaStore({ ...base, partSize: 3 }),
       ];
     };

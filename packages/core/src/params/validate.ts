@@ -77,16 +77,20 @@ function checkText(p: Dict, m: Dict, promptSpec: Dict | undefined, add: Add): vo
   }
 }
 
-const isHttps = (v: string): boolean => parseUrl(v)?.protocol === 'https:';
+/**
+ * An http(s) URL. Whether it is public https is the service's to judge, as it judges the address
+ * (the emulator takes loopback http links with `allowLoopbackInputs`, for local development).
+ */
+const isLink = (v: string): boolean => /^https?:$/.test(parseUrl(v)?.protocol as string);
 
-/** Rule 10: inputs are https URLs, or (image, video) a generation id. */
+/** Rule 10: inputs are http(s) URLs, or (image, video) a generation id. */
 function checkInputs(p: Dict, add: Add): void {
   for (const field of INPUT_FIELDS) {
     const value = p[field];
     if (value === undefined) continue;
     if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
-    else if (!isHttps(value) && (field === 'input_audio' || !UUID.test(value))) {
-      add(field, 'INVALID_VALUE', `${field} must be an https URL or (not for audio) a generation id`);
+    else if (!isLink(value) && (field === 'input_audio' || !UUID.test(value))) {
+      add(field, 'INVALID_VALUE', `${field} must be a URL or (not for audio) a generation id`);
     }
   }
 }
@@ -127,7 +131,7 @@ function checkValue(key: string, value: unknown, s: Dict, add: Add): unknown {
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return add(key, 'INVALID_TYPE', `${key} must be a string[]`);
       const { min, max } = referenceImagesRange(s);
       if (!range(value.length, min, max)) return undefined;
-      if (!value.every(isHttps)) return add(key, 'INVALID_VALUE', `${key} must be https URLs`);
+      if (!value.every(isLink)) return add(key, 'INVALID_VALUE', `${key} must be URLs`);
       return value;
     }
     case 'duration':

@@ -66,6 +66,7 @@ export interface GenerationsConfig {
   fetch: typeof fetch;
   /** Verified webhook events (`client.events`, read per wait: a receiver may install them later). */
   events?: () => GenerationEvents | undefined;
+  inputs?: ((params: GenerateParams, signal?: AbortSignal) => Promise<GenerateParams>) | undefined;
 }
 
 const DEFAULT_WAIT_MS = 900_000; // 15 minutes
@@ -92,10 +93,12 @@ export class Generations {
   async create(params: TypedGenerateParams, options: RequestOptions = {}): Promise<SubmitResponse & WithResponse<Submitted>> {
     // Made first, so that every error out of this call (validation and the gate included)
     // carries the key a resend must use.
-    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
     let generationId: string | undefined;
     try {
       checkIdempotencyKey(idempotencyKey);
+      // Files in input fields as links (the client's `inputs`), once: every resend sends this body.
+      params = ((await this.#config.inputs?.(params as GenerateParams, options.signal)) ?? params) as TypedGenerateParams;
       const gate = this.#config.gate;
       const list = await this.#check(params, options.signal);
       const token = await gate?.acquire(options.signal, options.idempotencyKey);
@@ -156,13 +159,8 @@ export class Generations {
     }
     const model = this.#models.peek(params.model);
     if (!model) return undefined;
-    let issues: ReturnType<typeof validateParams>;
-    try {
-      issues = validateParams(model, params);
-    } catch {
-      // A model entry validation cannot read (a malformed schema): the server decides.
-      return undefined;
-    }
+    // Never throws: a model entry it cannot read checks nothing, and the server decides (a property test).
+    const issues = validateParams(model, params);
     if (issues.length > 0) throw new ParamsValidationError(params.model, issues);
     return list;
   }
@@ -181,7 +179,7 @@ export class Generations {
 
   /** `GET /api/v1/generations/{id}`: the generation in any state (a failed job is not an HTTP error). */
   async get(id: string, options: RequestOptions = {}): Promise<Generation & WithResponse> {
-    if (typeof id !== 'string' || id === '') {
+    if (!id || typeof id !== 'string') {
       throw new ConfigurationError('generations.get(id) needs a generation_id.');
     }
     const { data, meta } = await this.#transport.request<Generation>({
@@ -261,7 +259,7 @@ export class Generations {
    */
   async run(params: TypedGenerateParams, options: RunOptions = {}): Promise<Generation & WithResponse> {
     const { maxRetries, signal } = options;
-    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
     const submitted = await this.create(params, { idempotencyKey, maxRetries, signal });
     try {
       const generation = await this.#poll(submitted.generation_id, options, true);

@@ -9,6 +9,7 @@ import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
 import { noSuchRoute, routeError } from './route-error';
 import type { GenerationPage } from './source';
+import { createUploads } from './uploads/uploads';
 import { userOf } from './user';
 
 /** The generate params a browser may send by default (spec: POST /api/v1/generate); `estimate` is left out. */
@@ -52,6 +53,7 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
   const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
   const allowParams = new Set(options.allowParams ?? DEFAULT_ALLOWED_PARAMS);
   const submittedStore = options.submittedStore ?? new MemoryDedupeStore();
+  const uploads = createUploads(options as MediaGenHandlerOptions<never>);
 
   /** The body as generate params the browser may send, after the app's own hook. */
   async function paramsOf(body: unknown, context: MediaGenContext<Platform>): Promise<GenerateParams> {
@@ -69,7 +71,9 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       throw routeError('INVALID_BODY', 'The body needs a "model" slug.', { details: { field: 'model' } });
     if (allowModels && !allowModels.has(model))
       throw routeError('MODEL_NOT_ALLOWED', `The model "${model}" is not enabled here.`, { model });
-    const params = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
+    const given = ((await options.beforeSubmit?.(body as GenerateParams, context)) ?? body) as GenerateParams;
+    // Upload tokens become their links here, once: the submit recorded (and resent) holds the links.
+    const params = await uploads.resolve(given, context.owner);
     // The service takes any generation of the account as an input: only one this user may read goes on.
     if (source || options.authorize) {
       for (const field of ['input_image', 'input_video'] as const) {

@@ -30,6 +30,15 @@ export function webhookSecrets(options: {
   return options.client?.baseUrl === EMULATOR_BASE_URL && readEnv('NODE_ENV') !== 'production' ? EMULATOR_WEBHOOK_SECRET : undefined;
 }
 
+/**
+ * What signs the upload route's `input` tokens: `uploads.secret`, else `MEDIAGEN_UPLOAD_SECRET`,
+ * else the webhook secret (every instance of an app has it, and the emulator's in development).
+ */
+export function uploadSecret(options: MediaGenHandlerOptions<never>): string | undefined {
+  const webhook = [webhookSecrets(options) ?? []].flat().find(Boolean);
+  return options.uploads?.secret ?? readEnv('MEDIAGEN_UPLOAD_SECRET') ?? webhook ?? secretsFromEnv()[0];
+}
+
 /** Whether deliveries can be verified: a secret given, in the environment, or the emulator's in development. */
 export function webhookSecretProblem(secrets: string | readonly string[] | undefined): ConfigurationProblem | undefined {
   const set = secrets === undefined ? secretsFromEnv().length > 0 : [secrets].flat().some(Boolean);
@@ -57,6 +66,15 @@ export function settingProblems(options: MediaGenHandlerOptions<never>): Configu
   }
   const secretMissing = options.webhook ? webhookSecretProblem(webhookSecrets(options)) : undefined;
   if (secretMissing) problems.push(secretMissing);
+  if (options.uploads && !uploadSecret(options)) {
+    problems.push(
+      problem(
+        'CONFIGURATION_ERROR',
+        'No secret signs upload tokens: every upload fails (500).',
+        'Set MEDIAGEN_UPLOAD_SECRET (or uploads.secret).',
+      ),
+    );
+  }
   if (!options.identify && !options.allowAnonymous) {
     problems.push(
       problem(

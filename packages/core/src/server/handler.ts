@@ -12,9 +12,10 @@ import { feedStream, freshGenerationStream, streamRefused } from './event-stream
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
-import { noSuchRoute } from './route-error';
+import { noSuchRoute, routeError } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
+import { createUploads } from './uploads/uploads';
 import { userOf } from './user';
 import { mountReceiver } from './webhook';
 
@@ -65,6 +66,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       return submitted;
     },
   };
+  const uploads = createUploads(options as MediaGenHandlerOptions<never>);
   const maxBodyBytes = parseLimit(options.maxBodyBytes, 100 * 1024);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const report = (error: unknown, context?: MediaGenContext<Platform>) => {
@@ -102,6 +104,21 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       const body = await readJsonObject(request, maxBodyBytes, bodyTimeoutMs);
       const submitted = await actions.submit(body, { ...context, idempotencyKey: request.headers.get('idempotency-key') });
       return Response.json(submitted, { status: 202 });
+    }
+    if (name === 'uploads') {
+      userOf(options, context);
+      if (!isMediaContentType(request.headers.get('content-type'))) {
+        // As for JSON: a page on another site can post a form, text or no type at all without a
+        // CORS preflight (and with the user's cookie); a media type it cannot send unasked.
+        throw routeError(
+          'MEDIA_NOT_ACCEPTED',
+          "Send the file's bytes as the body, with its media type (image/png, video/mp4…) as Content-Type.",
+          {
+            details: { field: 'Content-Type' },
+          },
+        );
+      }
+      return Response.json(await uploads.receive(request, context.owner), { status: 201, headers: { 'cache-control': 'no-store' } });
     }
     if (name === 'generations') {
       const query = new URL(request.url).searchParams;
@@ -157,6 +174,13 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       return receive(request, platform);
     }
     if (match.name === 'webhook' && !receive) return errorResponse(noSuchRoute('No webhook receiver is configured here.'));
+    // The service fetches an input's link with no session: the link's signature is its authority.
+    if (match.name === 'upload' && methods.includes(request.method)) {
+      const respond = uploads.store?.respond?.bind(uploads.store);
+      return respond && match.id
+        ? respond(match.id, request).catch(errorResponse)
+        : errorResponse(noSuchRoute('No uploads are served here.'));
+    }
     const origin = request.headers.get('origin');
     const allowed = corsHeaders(cors, origin);
     if (request.method === 'OPTIONS' && cors && origin && allowed['access-control-allow-origin']) return preflight(cors, origin, methods);
@@ -177,6 +201,8 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   /** A path of these routes is this handler's (a wrong method answers 405), unless it is not configured here. */
   function serves(name: RouteName, method: string): boolean {
     if (name === 'webhook') return receive !== undefined;
+    if (name === 'uploads') return uploads.store !== undefined;
+    if (name === 'upload') return uploads.store?.respond !== undefined;
     return !((name === 'feed' || (name === 'generations' && method === 'GET')) && options.source === undefined);
   }
 
@@ -200,6 +226,15 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
 function closeIfUnread(request: Request, response: Response): Response {
   const unread = response.status === 413 || (request.body !== null && !request.bodyUsed);
   return unread ? withHeaders(response, { connection: 'close' }) : response;
+}
+
+/**
+ * A media type a page cannot send cross-site without a preflight: not one of the CORS-safelisted
+ * form and text types (nor none at all), and shaped `type/subtype`.
+ */
+function isMediaContentType(value: string | null): boolean {
+  const type = (value ?? '').split(';')[0]!.trim().toLowerCase();
+  return /^[\w.+-]+\/[\w.+-]+$/.test(type) && !['text/plain', 'multipart/form-data', 'application/x-www-form-urlencoded'].includes(type);
 }
 
 function refusal(code: keyof typeof ERROR_CODES, message: string): Response {

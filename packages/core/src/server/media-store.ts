@@ -15,14 +15,21 @@ export interface MediaStore {
    * half-written object is ever served. Putting a key that exists replaces it.
    */
   put(key: string, body: ReadableStream<Uint8Array>, info: MediaInfo): Promise<void>;
-  /** Copies `from` to `to` (server-side where the backend can), `from` left as it was. */
-  copy(from: string, to: string): Promise<void>;
   /**
-   * A link anyone holding it may GET `key` with until `expiresInMs` from now: what the service
-   * fetches an input from. It serves the stored `Content-Type`, with `nosniff` and as an attachment
-   * where the backend lets the link say so.
+   * Moves `from` to `to` (a rename on a filesystem, a server-side copy and a delete in a bucket):
+   * an upload is written under a temporary key, then moved to the key its bytes' digest names.
+   * Rejects when `from` is not there.
    */
-  link(key: string, options: { expiresInMs: number }): Promise<string>;
+  move(from: string, to: string): Promise<void>;
+  /**
+   * A link anyone holding it may GET `key` with until `expiresAt`: what the service fetches an
+   * input from. The same key and `expiresAt` always give the same link, whenever it is asked: a
+   * submit's recorded body holds the link, and a resend must send that body unchanged. It serves
+   * the stored `Content-Type`, with `nosniff` and as an attachment where the backend lets the
+   * link say so. An `expiresAt` further ahead than the backend allows (S3: 7 days) is a
+   * `ConfigurationError`.
+   */
+  link(key: string, options: { expiresAt: Date }): Promise<string>;
   /** Removes `key`; a key that is not there is no error. */
   delete(key: string): Promise<void>;
   /**
@@ -31,6 +38,12 @@ export interface MediaStore {
    * through the app's upload route.
    */
   directUpload?(key: string, options: { expiresInMs: number; contentType: string; maxBytes: number }): Promise<DirectUpload>;
+  /**
+   * Answers a `GET` of one of this store's links, for a store whose links point at the app's own
+   * handler (the filesystem store): `GET {basePath}/uploads/:key` hands it the request. Checks the
+   * link's signature and expiry, and serves the bytes with their type, `nosniff` and as an attachment.
+   */
+  respond?(key: string, request: Request): Promise<Response>;
 }
 
 export interface MediaInfo {

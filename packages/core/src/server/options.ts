@@ -8,6 +8,7 @@ import type { WebhookEvent } from '../webhooks/verify';
 import type { CorsOptions } from './cors';
 import type { GenerationSource } from './source';
 import type { StreamOptions } from './stream-hub';
+import type { UploadOptions } from './uploads/uploads';
 
 /** Who is asking, as every hook sees it. */
 export interface MediaGenContext<Platform = unknown> {
@@ -150,6 +151,11 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
    * the streams on every instance.
    */
   stream?: StreamOptions;
+  /**
+   * Serves `POST /uploads` (a person's file in, `{ input }` out, for a submit's input fields) and
+   * the links the service fetches those files from. Absent: both answer 404.
+   */
+  uploads?: UploadOptions;
   /** Serves `POST /webhooks/mediagen`: the service's signed deliveries. Absent: that route answers 404. */
   webhook?: MediaGenWebhookOptions<Platform>;
 }

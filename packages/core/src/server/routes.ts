@@ -13,6 +13,8 @@ export const ROUTE_METHODS: Record<RouteName, readonly string[]> = {
   models: ['GET'],
   webhook: ['POST'],
   health: ['GET'],
+  uploads: ['POST'],
+  upload: ['GET', 'HEAD'],
 };
 
 export interface RouteMatch {
@@ -26,6 +28,7 @@ const STATIC = new Map<string, RouteName>(
 );
 const GENERATION = /^\/generations\/([^/]+)$/;
 const EVENTS = /^\/generations\/([^/]+)\/events$/;
+const UPLOAD = /^\/uploads\/(.+)$/;
 
 /** The route `path` (relative to the base path) names, whatever the method. */
 export function matchRoute(path: string): RouteMatch | undefined {
@@ -36,6 +39,8 @@ export function matchRoute(path: string): RouteMatch | undefined {
   if (one) return { name: 'generation', id: decodeSegment(one[1]!) };
   const events = EVENTS.exec(trimmed);
   if (events) return { name: 'events', id: decodeSegment(events[1]!) };
+  const upload = UPLOAD.exec(trimmed);
+  if (upload) return { name: 'upload', id: decodeSegment(upload[1]!) };
   return undefined;
 }
 

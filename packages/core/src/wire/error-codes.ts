@@ -91,6 +91,10 @@ export const ERROR_CODES = {
   OUTPUT_TOO_LARGE: permanent(500, 'Raise maxOutputBytes if outputs are expected this large.'),
   /** A per-user route asked with no user named (`identify` gave none, and the app did not set `allowAnonymous`). */
   USER_UNKNOWN: permanent(401, 'Reload the page to start a session. (The app: identify names no user for this request.)'),
+  /** An upload whose bytes are none of the formats the service reads (`ACCEPTED_FORMATS`), whatever its header says. */
+  MEDIA_NOT_ACCEPTED: permanent(415, 'Upload PNG, JPEG, WebP, MP4, WebM, WAV or MP3.'),
+  /** An upload over its kind's limit (`INPUT_MAX_BYTES`), or longer than its own Content-Length. */
+  UPLOAD_TOO_LARGE: permanent(413, 'Upload at most 20 MB of image, 200 MB of video, 50 MB of audio.'),
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
 

@@ -91,6 +91,10 @@ export const APP_ROUTES = {
   models: '/models',
   /** `POST`: the service's signed webhook deliveries. */
   webhook: '/webhooks/mediagen',
+  /** `POST`: a file's bytes as the body (its media type as `Content-Type`); 201 `{ input }` for a submit's input fields. */
+  uploads: '/uploads',
+  /** `GET /uploads/:key` (the key may hold `/`): an uploaded file under its signed link (the filesystem store's links; what the service fetches). */
+  upload: '/uploads/:key',
   /** `GET`: whether the app is configured to serve (200 `{ ok: true }`, or 503 with its problems). */
   health: '/health',
 } as const;
