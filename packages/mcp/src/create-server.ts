@@ -30,7 +30,8 @@ export async function createMediaGenMcpServer(options: MediaGenMcpOptions, sessi
   const server = new McpServer(
     { name: options.name ?? 'mediagen', version: VERSION },
     {
-      capabilities: { tools: {}, resources: {} },
+      // `logging`: clients may set the level (the SDK answers `logging/setLevel`); the server logs nothing of the key.
+      capabilities: { tools: {}, resources: {}, logging: {} },
       instructions:
         'MediaGen: generate images, video, audio and text. list_models/describe_model for params and prices, estimate for the exact cost, generate (idempotent: repeat it freely, it never bills twice), then wait or get. credits shows the balance and this session spend cap.',
     },

@@ -13,6 +13,12 @@ export interface McpHandlerOptions extends MediaGenMcpOptions {
   identify(request: Request): string | undefined | Promise<string | undefined>;
   /** Open sessions kept at most; past it the least recently used is closed. Default 1 000. */
   maxSessions?: number;
+  /**
+   * The `Host` names (with or without port) requests may carry; others are answered 403, which
+   * stops DNS rebinding. Default: any, since `identify` gates every request (a rebound page sends
+   * no cookie or token of the app's). Set it when `identify` names everyone (a local tool).
+   */
+  allowedHosts?: readonly string[];
   /** The largest POST body read. Default 4 MiB (the MCP SDK's own default). */
   maxBodyBytes?: number;
 }
@@ -40,7 +46,10 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const maxSessions = options.maxSessions ?? 1000;
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
 
+  const allowedHosts = options.allowedHosts && new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+
   const handler = async (request: Request): Promise<Response> => {
+    if (allowedHosts && !hostAllowed(request, allowedHosts)) return rpcError(403, -32000, 'This Host is not served.');
     const owner = await options.identify(request);
     if (typeof owner !== 'string' || owner === '') return rpcError(401, -32001, 'Sign in first: this MCP server answers its users only.');
     const id = request.headers.get('mcp-session-id');
@@ -88,6 +97,12 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       await Promise.all(open.map((s) => s.transport.close().catch(() => {})));
     },
   });
+}
+
+function hostAllowed(request: Request, allowed: ReadonlySet<string>): boolean {
+  const host = (request.headers.get('host') ?? '').toLowerCase();
+  const name = host.replace(/:\d+$/, '');
+  return allowed.has(host) || allowed.has(name);
 }
 
 function rpcError(status: number, code: number, message: string): Response {
