@@ -30,7 +30,6 @@ export async function stdioBridge(env: Record<string, string>) {
         };
         await child.start();
         await created.start();
-        created.onsessioninitialized = undefined;
         front = created;
       }
       const response = await front.handleRequest(request);
