@@ -61,8 +61,23 @@ export function brokenLinks(site = SITE) {
   return problems;
 }
 
+/**
+ * llms.txt and llms-full.txt (scripts/llms.mjs) must be there, and each Markdown link of
+ * llms.txt must name a built page: an agent follows them as a reader follows the sidebar.
+ */
+export function llmsProblems(site = SITE) {
+  const problems = [];
+  for (const name of ['llms.txt', 'llms-full.txt'])
+    if (!existsSync(join(site, name))) problems.push(`/${name} is missing (scripts/llms.mjs)`);
+  if (problems.length > 0) return problems;
+  for (const [, href] of readFileSync(join(site, 'llms.txt'), 'utf8').matchAll(/\]\((\/[^)\s]*)\)/g)) {
+    if (!pageFor(site, href) && !existsSync(join(site, href))) problems.push(`/llms.txt -> ${href} (no such page)`);
+  }
+  return problems;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const problems = brokenLinks();
+  const problems = [...brokenLinks(), ...llmsProblems()];
   if (problems.length > 0) {
     console.error(`${problems.length} broken link(s) in the built docs:\n${problems.join('\n')}`);
     process.exit(1);

@@ -22,6 +22,8 @@ export const THIRD_PARTY = {
   vitest: 'the test runner of the Testing guide and the emulator’s testing guide',
   'create-next-app': 'Next.js’s own app generator (vercel/next.js), which the Next.js quick start starts from',
   '@hono/node-server': 'Hono’s Node server (honojs/node-server), which the Hono quick start serves its app with',
+  '@modelcontextprotocol/inspector':
+    'the official MCP Inspector (modelcontextprotocol/inspector), which the Agents (MCP) guide and @mediagen/mcp’s README try the server with',
 };
 
 /** Commands whose first argument names a package to fetch and run (a bin of it). */

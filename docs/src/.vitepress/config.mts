@@ -51,6 +51,7 @@ export default defineConfig({
             { text: 'Storing inputs (S3, R2, MinIO)', link: '/guide/storage' },
             { text: 'Testing', link: '/guide/testing' },
             { text: 'Vercel AI SDK', link: '/guide/ai-sdk' },
+            { text: 'Agents (MCP)', link: '/guide/mcp' },
             { text: 'Going to production', link: '/guide/production' },
             { text: 'Troubleshooting', link: '/guide/troubleshooting' },
             { text: 'Coming from fal', link: '/guide/from-fal' },
