@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHECK_KEY, startInstalledEmulator } from '../src/emulator';
 import { plainPackages, plainProject } from '../src/projects';
-import { run } from '../src/run';
+import { run, userEnv } from '../src/run';
 import { extractSnippets, typecheckSnippets } from '../src/snippets';
 import { publishedPackages, ROOT } from '../src/workspace';
 
@@ -58,6 +59,51 @@ describe('plain Node consumers, installed from the tarballs', () => {
     expect(result.status).toBe('completed');
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     expect(result.error).toEqual({ name: 'AuthenticationError', isMediaGenError: true, status: 401 });
+  });
+
+  it('`npx @mediagen/mcp` from the tarball starts with no configuration (the emulator) and answers a tool call over stdio', async () => {
+    const home = join(dir, 'mcp-home');
+    // No MEDIAGEN_* at all: the emulator's address and demo key, a ledger under $HOME.
+    const env = Object.fromEntries(Object.entries(userEnv({ HOME: home })).filter(([key]) => !key.startsWith('MEDIAGEN_')));
+    const child = spawn('npx', ['--no-install', '@mediagen/mcp'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    let buffered = '';
+    const answers = new Map<number, (value: { result?: unknown; error?: unknown }) => void>();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        lines.push(line);
+        const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown };
+        if (message.id !== undefined) answers.get(message.id)?.(message);
+      }
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const call = (id: number, method: string, params: unknown) =>
+      new Promise<{ result?: unknown; error?: unknown }>((resolve) => {
+        answers.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    try {
+      const init = await call(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'release-check', version: '1' },
+      });
+      expect(init.error, stderr).toBeUndefined();
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const credits = (await call(2, 'tools/call', { name: 'credits', arguments: {} })) as {
+        result?: { isError?: boolean; content: { type: string; text: string }[] };
+      };
+      expect(credits.result?.isError ?? false, JSON.stringify(credits) + stderr).toBe(false);
+      expect(credits.result?.content.map((c) => c.text).join('')).toMatch(/balance/);
+      // Nothing but MCP messages on stdout.
+      for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it('CommonJS: requires @mediagen/core and runs a generation against the emulator started from its bin', async () => {

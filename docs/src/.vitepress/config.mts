@@ -48,6 +48,7 @@ export default defineConfig({
             { text: 'Idempotency', link: '/guide/idempotency' },
             { text: 'The ledger', link: '/guide/ledger' },
             { text: 'Live results', link: '/guide/live-results' },
+            { text: 'Uploads (your own media as inputs)', link: '/guide/uploads' },
             { text: 'Storing inputs (S3, R2, MinIO)', link: '/guide/storage' },
             { text: 'Testing', link: '/guide/testing' },
             { text: 'Vercel AI SDK', link: '/guide/ai-sdk' },

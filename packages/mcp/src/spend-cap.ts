@@ -1,3 +1,4 @@
+import { ConfigurationError } from '@mediagen/core';
 import { SpendCapExceededError } from './errors';
 
 export interface SpendReport {
@@ -22,7 +23,7 @@ export class SpendCap {
   #committed = 0;
 
   constructor(cap: number | undefined) {
-    if (cap !== undefined && !(Number.isFinite(cap) && cap >= 0)) throw new RangeError('spendCapCredits must be a number >= 0.');
+    if (cap !== undefined && !(Number.isFinite(cap) && cap >= 0)) throw new ConfigurationError('spendCapCredits must be a number >= 0.');
     this.#cap = cap;
   }
 
