@@ -80,7 +80,6 @@ export function InputDrop({ field, kind, label, required, value, onChange, progr
             // biome-ignore lint/performance/noImgElement: a local blob: preview, nothing for next/image to optimise
             <img src={preview} alt={`The chosen ${kind}: ${file.name}`} />
           ) : kind === 'video' ? (
-            // biome-ignore lint/a11y/useMediaCaption: the person's own clip, shown back to them
             <video src={preview} controls muted playsInline />
           ) : (
             // biome-ignore lint/a11y/useMediaCaption: the person's own recording, played back to them
