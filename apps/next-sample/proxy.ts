@@ -25,10 +25,12 @@ export function proxy(request: NextRequest): Response {
 }
 
 /**
- * Everything but Next's static files and the webhook receiver: Next clones a body for its proxy
- * and holds the route until that whole body has arrived (up to `proxyClientMaxBodySize`, 10 MB),
- * which would take the receiver's deadline and size cap out of its hands (see @mediagen/next's
- * README). The service's deliveries carry no user anyway. Only that exact path: anything below
+ * Everything but Next's static files, the webhook receiver and the upload route: Next clones a
+ * body for its proxy and holds the route until that whole body has arrived (up to
+ * `proxyClientMaxBodySize`, 10 MB, cutting a longer one short), which would take the receiver's
+ * and the upload route's deadlines and size caps out of their hands (see @mediagen/next's README)
+ * and break every upload over 10 MB. The service's deliveries carry no user anyway, and an upload
+ * comes from the studio's page, whose load gave the browser its user. Only that exact path: anything below
  * it is another path of the catch-all, whose broken percent-encoding must reach the check above.
  */
-export const config = { matcher: '/((?!_next/static/|_next/image/|favicon\\.ico$|api/webhooks/mediagen/?$).*)' };
+export const config = { matcher: '/((?!_next/static/|_next/image/|favicon\\.ico$|api/webhooks/mediagen/?$|api/uploads/?$).*)' };

@@ -7,6 +7,13 @@ export interface Config extends MediaGenSettings {
   dataDir: string;
   /** Copy each output into `<dataDir>/outputs` (served at /outputs): links that outlive the service's. */
   persistOutputs: boolean;
+  /**
+   * `PUBLIC_URL`: the app's address as the service reaches it; the links of uploaded files
+   * (`<dataDir>/uploads`, served at /api/uploads/:key) start with it. Default
+   * `http://127.0.0.1:<PORT>` (the emulator fetches it with loopback inputs on; the real service
+   * fetches only public https links).
+   */
+  publicUrl: string;
 }
 
 /**
@@ -14,8 +21,10 @@ export interface Config extends MediaGenSettings {
  * secret must be set, and the app does not start), and this app's own.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const settings = readSettings((name) => env[name]);
   return {
-    ...readSettings((name) => env[name]),
+    ...settings,
+    publicUrl: (env.PUBLIC_URL || `http://127.0.0.1:${settings.port}`).replace(/\/+$/, ''),
     dataDir: env.DATA_DIR ?? fileURLToPath(new URL('../data', import.meta.url)),
     persistOutputs: env.PERSIST_OUTPUTS === '1' || env.PERSIST_OUTPUTS === 'true',
   };

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, ledgerSource } from '@mediagen/core/ledger';
+import { FileMediaStore } from '@mediagen/core/node';
 import { FileOutputSink, SqliteGenerationStore } from '@mediagen/sqlite';
 import type { Express } from 'express';
 import { createApp } from './app.js';
@@ -35,6 +36,9 @@ export function openSample(config: Omit<Config, 'port'>, client?: MediaGenClient
       // Submits (intent first), reads, lists and webhook events all go through the ledger.
       source: ledgerSource(ledger),
       webhook: { secrets: config.webhookSecrets },
+      // POST /api/uploads: a person's file, kept in <dataDir>/uploads and served to the service
+      // under signed, expiring links (GET /api/uploads/:key); its `input` token goes in a submit.
+      uploads: { store: new FileMediaStore({ directory: join(config.dataDir, 'uploads'), url: `${config.publicUrl}/api/uploads` }) },
     },
     outputsDir,
   });

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { FileMediaStore } from '@mediagen/core/node';
 import type { GenerationSource } from '@mediagen/core/server';
 import type { MediaGenModuleOptions, MediaGenModuleRoutesOptions, MediaGenModuleWebhookOptions } from '@mediagen/nestjs';
 import type { FactoryProvider } from '@nestjs/common';
@@ -20,10 +22,16 @@ export interface SampleMediaGenOptions extends Omit<MediaGenModuleOptions, 'rout
 export const mediagenOptions: FactoryProvider<SampleMediaGenOptions> = {
   provide: MEDIAGEN_OPTIONS,
   inject: [SAMPLE_CONFIG, GENERATION_SOURCE],
-  useFactory: ({ apiKey, baseUrl, webhookSecrets }: SampleConfig, source: GenerationSource) => ({
+  useFactory: ({ apiKey, baseUrl, webhookSecrets, dataDir, publicUrl }: SampleConfig, source: GenerationSource) => ({
     apiKey,
     baseUrl,
-    routes: { identify: (_request, req) => currentUser(req), source },
+    routes: {
+      identify: (_request, req) => currentUser(req),
+      source,
+      // POST /api/uploads: a person's file, kept in <dataDir>/uploads and served to the service
+      // under signed, expiring links (GET /api/uploads/:key); its `input` token goes in a submit.
+      uploads: { store: new FileMediaStore({ directory: join(dataDir, 'uploads'), url: `${publicUrl}/api/uploads` }) },
+    },
     webhook: { secrets: webhookSecrets },
   }),
 };

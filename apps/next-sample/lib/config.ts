@@ -5,6 +5,14 @@ import { type MediaGenSettings, readSettings } from './settings';
 export interface Config extends MediaGenSettings {
   /** `MEDIAGEN_SAMPLE_DB`: where the SQLite file lives. Default `data/generations.db` in the app's folder. */
   databaseFile: string | undefined;
+  /** `MEDIAGEN_UPLOADS_DIR`: where files uploaded from the studio are kept. Default `data/uploads` in the app's folder. */
+  uploadsDir: string | undefined;
+  /**
+   * `PUBLIC_URL`: the app's own address as the service reaches it, which the uploads' links start
+   * with. Default `http://127.0.0.1:<PORT>` (the emulator fetches it with loopback inputs on; the
+   * real service fetches only public https links).
+   */
+  publicUrl: string;
 }
 
 /**
@@ -12,9 +20,14 @@ export interface Config extends MediaGenSettings {
  * and webhook secret must be set, and the studio refuses to serve), and this app's own.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // `next build` evaluates the routes with NODE_ENV=production too: the check is for the server that runs.
+  const settings = readSettings((name) => env[name], {
+    production: env.NODE_ENV === 'production' && env.NEXT_PHASE !== PHASE_PRODUCTION_BUILD,
+  });
   return {
-    // `next build` evaluates the routes with NODE_ENV=production too: the check is for the server that runs.
-    ...readSettings((name) => env[name], { production: env.NODE_ENV === 'production' && env.NEXT_PHASE !== PHASE_PRODUCTION_BUILD }),
+    ...settings,
     databaseFile: env.MEDIAGEN_SAMPLE_DB || undefined,
+    uploadsDir: env.MEDIAGEN_UPLOADS_DIR || undefined,
+    publicUrl: (env.PUBLIC_URL || `http://127.0.0.1:${settings.port}`).replace(/\/+$/, ''),
   };
 }

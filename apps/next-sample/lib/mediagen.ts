@@ -2,6 +2,7 @@ import 'server-only';
 import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
+import { FileMediaStore } from '@mediagen/core/node';
 import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { after } from 'next/server';
@@ -68,6 +69,15 @@ function fromEnvironment(): Studio {
       source: ledgerSource(ledger),
       // `after` keeps work past the answer alive.
       webhook: { secrets: config.webhookSecrets, waitUntil: after },
+      // Files from the studio (POST /api/uploads), kept in a folder and served to the service under
+      // signed, expiring links on this app's own GET /api/uploads/:key. Tokens are signed with
+      // MEDIAGEN_UPLOAD_SECRET, else the webhook secret.
+      uploads: {
+        store: new FileMediaStore({
+          directory: config.uploadsDir ?? join(process.cwd(), 'data', 'uploads'),
+          url: `${config.publicUrl}/api/uploads`,
+        }),
+      },
     }),
   });
 }

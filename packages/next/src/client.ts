@@ -14,8 +14,12 @@ export {
   type GenerationState,
   pollIntervalFor,
   routeUrl,
+  type UploadedInput,
+  type UploadProgress,
   type UseGenerateOptions,
   type UseGenerationOptions,
+  uploadFile,
   useGenerate,
   useGeneration,
+  type WithFiles,
 } from '@mediagen/react';

@@ -10,5 +10,13 @@ export { type FollowCallbacks, type FollowOptions, followGeneration, type Transp
 export { routeUrl } from './routes';
 export { createSseParser, type SseMessage } from './sse';
 export { createSubmissionKeys, paramsFingerprint } from './submission-keys';
+export {
+  type UploadedInput,
+  type UploadFileOptions,
+  type UploadProgress,
+  type UploadResult,
+  uploadFile,
+  type WithFiles,
+} from './upload';
 export { type GenerateState, type UseGenerateOptions, useGenerate } from './use-generate';
 export { type GenerationState, pollIntervalFor, type UseGenerationOptions, useGeneration } from './use-generation';

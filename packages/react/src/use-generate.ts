@@ -4,13 +4,23 @@ import { type GenerationRequestError, networkError, requestErrorOf } from './err
 import { readJson } from './read-json';
 import { routeUrl } from './routes';
 import { createSubmissionKeys, paramsFingerprint } from './submission-keys';
+import { createUploadCache, type UploadProgress, type WithFiles } from './upload';
 
 export interface UseGenerateOptions<Params extends GenerateParams = GenerateParams> {
-  /** Where the app mounts `createMediaGenHandler`. Default `/api` (`POST /api/generations`, `POST /api/estimate`). */
+  /** Where the app mounts `createMediaGenHandler`. Default `/api` (`POST /api/generations`, `POST /api/estimate`, `POST /api/uploads`). */
   basePath?: string;
-  /** The params being edited: what `submit()` sends when called without any, and what is estimated. */
-  params?: Params | undefined;
-  /** Ask the price (`POST /estimate`, nothing charged) each time `params` settle. Default false. */
+  /**
+   * The params being edited: what `submit()` sends when called without any, and what is estimated.
+   * `input_image`, `input_video`, `input_audio` and entries of `reference_images` may be a `File`
+   * or `Blob`: it is uploaded to `POST {basePath}/uploads` first (once per file object), and its
+   * token sent in its place.
+   */
+  params?: WithFiles<Params> | undefined;
+  /**
+   * Ask the price (`POST /estimate`, nothing charged) each time `params` settle. Default false.
+   * A file in `params` is uploaded to be estimated (the service needs its input to quote): that
+   * upload is the one the submit then sends.
+   */
   estimate?: boolean;
   /** How long `params` must stay the same before they are estimated. Default 300 ms. */
   estimateDelayMs?: number;
@@ -23,9 +33,20 @@ export interface UseGenerateOptions<Params extends GenerateParams = GeneratePara
 }
 
 export interface GenerateState<Params extends GenerateParams = GenerateParams> {
-  /** Submits `params` (default: `options.params`); resolves with the 202 body, or undefined when refused (see `error`). Never rejects. */
-  submit(params?: Params): Promise<SubmitResponse | undefined>;
+  /**
+   * Submits `params` (default: `options.params`): uploads the files in its input fields first
+   * (those not uploaded yet), then sends one submit with their tokens. Resolves with the 202 body,
+   * or undefined when refused (see `error`, which also carries a refused upload). Never rejects.
+   */
+  submit(params?: WithFiles<Params>): Promise<SubmitResponse | undefined>;
   isSubmitting: boolean;
+  /** Whether files of `params` (or of a submit) are being uploaded. */
+  isUploading: boolean;
+  /**
+   * Bytes sent of the uploads in flight, undefined when none is. Moves as the bytes go where the
+   * browser has XMLHttpRequest; with the `fetch` option, only at the start and the end.
+   */
+  uploadProgress: UploadProgress | undefined;
   /** Why the last submit was not accepted; cleared by the next one. */
   error: GenerationRequestError | undefined;
   /** The last accepted submit (`generation_id`, `status`, `credits_reserved`…); pass its id to `useGeneration`. */
@@ -43,7 +64,8 @@ export interface GenerateState<Params extends GenerateParams = GenerateParams> {
  * Submits to the app's handler with one `Idempotency-Key` per submission: a double click or a
  * retry of the same params is the same submission (the service bills it once; a second
  * `submit()` while one is in flight returns the same promise); changed params are a new one.
- * Errors are values (`error`), never thrown.
+ * Errors are values (`error`), never thrown. Files in the input fields are uploaded first, each
+ * once: a retry of the same submission sends the same tokens, so the same body under its key.
  */
 export function useGenerate<Params extends GenerateParams = GenerateParams>(
   options: UseGenerateOptions<Params> = {},
@@ -52,45 +74,60 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
   const latest = useRef(options);
   latest.current = options;
   const keys = useRef(createSubmissionKeys());
+  const [uploadProgress, setUploadProgress] = useState<UploadProgress | undefined>();
+  const uploadsRef = useRef<ReturnType<typeof createUploadCache> | undefined>(undefined);
+  uploadsRef.current ??= createUploadCache(setUploadProgress);
+  const uploads = uploadsRef.current;
   const inFlight = useRef<{ fingerprint: string; promise: Promise<SubmitResponse | undefined> } | undefined>(undefined);
   const [submitting, setSubmitting] = useState(0);
   const [error, setError] = useState<GenerationRequestError | undefined>();
   const [generation, setGeneration] = useState<SubmitResponse | undefined>();
 
   const submit = useCallback(
-    (given?: Params): Promise<SubmitResponse | undefined> => {
+    (given?: WithFiles<Params>): Promise<SubmitResponse | undefined> => {
       const params = given ?? latest.current.params;
-      const fingerprint = paramsFingerprint(params);
+      // A file counts by which file it is (its object), so two files are two submissions.
+      const identity = uploads.identity(params);
+      const fingerprint = paramsFingerprint(identity);
       if (inFlight.current?.fingerprint === fingerprint) return inFlight.current.promise;
-      const key = keys.current.keyFor(params);
+      const key = keys.current.keyFor(identity);
       const request = latest.current.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
       setSubmitting((n) => n + 1);
       setError(undefined);
-      const promise = (async () => {
-        let failure: GenerationRequestError;
+      /** One submit of the prepared params: the 202 body, or why not. */
+      const send = async (body: unknown): Promise<{ submitted: SubmitResponse } | { failure: GenerationRequestError }> => {
         try {
           const response = await request(routeUrl(basePath, 'generations'), {
             method: 'POST',
             headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': key },
-            body: JSON.stringify(params ?? {}),
+            body: JSON.stringify(body),
             credentials: 'same-origin',
           });
-          const body = await readJson(response);
-          if (response.ok && typeof (body as SubmitResponse | undefined)?.generation_id === 'string') {
+          const answer = await readJson(response);
+          if (response.ok && typeof (answer as SubmitResponse | undefined)?.generation_id === 'string') {
             keys.current.settle(key);
-            setGeneration(body as SubmitResponse);
-            latest.current.onSubmitted?.(body as SubmitResponse);
-            return body as SubmitResponse;
+            setGeneration(answer as SubmitResponse);
+            latest.current.onSubmitted?.(answer as SubmitResponse);
+            return { submitted: answer as SubmitResponse };
           }
           // A success without a readable generation (the answer cut off on the way, a proxy's page)
           // may have billed: it stays retryable, so the resend carries the same key and the
           // handler answers the same generation instead of billing a second one.
-          failure = response.ok
-            ? networkError(new Error('The answer was cut off before the generation could be read.'))
-            : requestErrorOf(response.status, response.statusText, body);
+          return {
+            failure: response.ok
+              ? networkError(new Error('The answer was cut off before the generation could be read.'))
+              : requestErrorOf(response.status, response.statusText, answer),
+          };
         } catch (thrown) {
-          failure = networkError(thrown);
+          return { failure: networkError(thrown) };
         }
+      };
+      const promise = (async () => {
+        // Uploads first (each file once, reused by a retry), then one submit with the tokens.
+        const prepared = await uploads.prepare(params ?? {}, { basePath, fetch: latest.current.fetch });
+        const sent = prepared.error ? { failure: prepared.error } : await send(prepared.params);
+        if ('submitted' in sent) return sent.submitted;
+        const { failure } = sent;
         // A retryable failure keeps the key: resending the same params cannot bill twice.
         if (!failure.retryable) keys.current.settle(key);
         setError(failure);
@@ -103,21 +140,30 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
       inFlight.current = { fingerprint, promise };
       return promise;
     },
-    [basePath],
+    [basePath, uploads],
   );
 
-  const estimate = useEstimate(options, basePath);
+  const estimate = useEstimate(options, basePath, uploads);
   const reset = useCallback(() => {
     setError(undefined);
     setGeneration(undefined);
   }, []);
-  return { submit, isSubmitting: submitting > 0, error, generation, ...estimate, reset };
+  return {
+    submit,
+    isSubmitting: submitting > 0,
+    isUploading: uploadProgress !== undefined,
+    uploadProgress,
+    error,
+    generation,
+    ...estimate,
+    reset,
+  };
 }
 
-function useEstimate(options: UseGenerateOptions<GenerateParams>, basePath: string) {
+function useEstimate(options: UseGenerateOptions<GenerateParams>, basePath: string, uploads: ReturnType<typeof createUploadCache>) {
   const [state, setState] = useState<{ fingerprint: string; estimate?: EstimateResponse; error?: GenerationRequestError } | undefined>();
   const enabled = options.estimate === true && options.params !== undefined;
-  const fingerprint = enabled ? paramsFingerprint(options.params) : undefined;
+  const fingerprint = enabled ? paramsFingerprint(uploads.identity(options.params)) : undefined;
   const params = useRef(options.params);
   params.current = options.params;
   const request = useRef(options.fetch);
@@ -130,10 +176,14 @@ function useEstimate(options: UseGenerateOptions<GenerateParams>, basePath: stri
     const timer = setTimeout(async () => {
       const send = request.current ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
       try {
+        // The service quotes only with the input there: the files are uploaded (once; the submit reuses them).
+        const prepared = await uploads.prepare(params.current, { basePath, fetch: request.current });
+        if (controller.signal.aborted) return;
+        if (prepared.error) return setState({ fingerprint, error: prepared.error });
         const response = await send(routeUrl(basePath, 'estimate'), {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(params.current),
+          body: JSON.stringify(prepared.params),
           signal: controller.signal,
           credentials: 'same-origin',
         });
@@ -149,7 +199,7 @@ function useEstimate(options: UseGenerateOptions<GenerateParams>, basePath: stri
       controller.abort();
       clearTimeout(timer);
     };
-  }, [fingerprint, basePath, delay]);
+  }, [fingerprint, basePath, delay, uploads]);
 
   const current = state && state.fingerprint === fingerprint ? state : undefined;
   return { estimate: current?.estimate, estimateError: current?.error, isEstimating: fingerprint !== undefined && current === undefined };

@@ -42,6 +42,8 @@ export async function startStack(options: StackOptions = {}) {
   const webhooks: WebhookConfig[] = (options.endpointSecrets ?? [SECRET]).map((secret) => ({ url: webhookUrl, secret, enabled: true }));
   const emulator: RunningEmulator = await startEmulator({
     port: 0,
+    // The app serves uploaded inputs on its own loopback address.
+    allowLoopbackInputs: true,
     config: {
       timeScale: options.timeScale ?? 0.005,
       accounts: [{ id: 'acct_sample', tier: 'pro', balance: 15_000, keys: [{ key: KEY }], webhooks }],
@@ -57,6 +59,7 @@ export async function startStack(options: StackOptions = {}) {
     webhookSecrets: options.appSecrets ?? [SECRET],
     dataDir,
     persistOutputs: !!options.persistOutputs,
+    publicUrl: origin,
   };
   let sample: Sample = openSample(config, client);
   handler = sample.app;

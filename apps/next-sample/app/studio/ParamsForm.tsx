@@ -1,15 +1,21 @@
 'use client';
 
 import type { Model, ParamSpec, ParamsIssue } from '@mediagen/core';
-import { ENHANCE_CREDITS, effectiveLimits, SEED_MAX, SEED_MIN } from '@mediagen/core/wire';
-import type { ReactNode } from 'react';
-import { type FormValues, needsInputImage, sizesFor, takesInputImage } from './schema';
+import { ENHANCE_CREDITS, effectiveLimits, MEDIA_FORMATS, SEED_MAX, SEED_MIN } from '@mediagen/core/wire';
+import type { UploadProgress } from '@mediagen/next/client';
+import { type ReactNode, useEffect, useState } from 'react';
+import { InputDrop } from './InputDrop';
+import { type FormValues, inputFieldsOf, kindOf, needsInputImage, sizesFor } from './schema';
 
 interface ParamsFormProps {
   model: Model;
   values: FormValues;
   onChange(values: FormValues): void;
   issues: Array<Pick<ParamsIssue, 'field' | 'message'>>;
+  /** Bytes sent of the files being uploaded. */
+  uploadProgress?: UploadProgress | undefined;
+  /** A file the app refused, in words. */
+  uploadProblem?: string | null | undefined;
 }
 
 const LABELS: Record<string, string> = {
@@ -23,14 +29,33 @@ const LABELS: Record<string, string> = {
   reference_images: 'Reference images',
   number_results: 'Results',
   seed: 'Seed',
-  input_image: 'Input image URL',
+  input_image: 'Input image',
+  input_video: 'Input clip',
+  input_audio: 'Input audio',
 };
+
+const IMAGE_TYPES = Object.values(MEDIA_FORMATS)
+  .filter((format) => format.kind === 'image')
+  .map((format) => format.type)
+  .join(',');
+
+/** A small preview of a chosen image file. */
+function Thumbnail({ file }: { file: File }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    const made = URL.createObjectURL(file);
+    setUrl(made);
+    return () => URL.revokeObjectURL(made);
+  }, [file]);
+  // biome-ignore lint/performance/noImgElement: a local blob: preview, nothing for next/image to optimise
+  return url ? <img src={url} alt="" className="thumb" /> : null;
+}
 
 /**
  * The model's own params and nothing else: enums as choices, numbers within the schema's limits
  * (the contract's and the model's combined by `effectiveLimits`, the figures `validateParams` checks).
  */
-export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps) {
+export function ParamsForm({ model, values, onChange, issues, uploadProgress, uploadProblem }: ParamsFormProps) {
   const limits = effectiveLimits(model);
   const set = (key: string, value: FormValues[string]) => onChange({ ...values, [key]: value });
   const specs = model.params as Record<string, ParamSpec>;
@@ -111,23 +136,22 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
       ),
     );
   }
-  if (takesInputImage(model)) {
-    const required = needsInputImage(model);
+  // Each input the model takes: a file from the computer (uploaded by useGenerate) or a link.
+  for (const key of inputFieldsOf(model)) {
+    const value = values[key];
     fields.push(
-      field(
-        'input_image',
-        <input
-          id="param-input_image"
-          type="url"
-          inputMode="url"
-          required={required}
-          placeholder={model.example_request?.input_image ?? 'https://… or a generation id'}
-          value={typeof values.input_image === 'string' ? values.input_image : ''}
-          onChange={(e) => set('input_image', e.target.value || undefined)}
-        />,
-        required ? 'Required: the image to work on' : 'Optional: an https URL or one of your generation ids',
-        true,
-      ),
+      <InputDrop
+        key={key}
+        field={key}
+        kind={kindOf(key)}
+        label={LABELS[key] ?? key}
+        required={key === 'input_image' && needsInputImage(model)}
+        value={value instanceof File || typeof value === 'string' ? value : undefined}
+        onChange={(next) => set(key, next)}
+        progress={uploadProgress}
+        problem={value instanceof File ? uploadProblem : (issueFor(key)?.message ?? null)}
+        takesIds={key !== 'input_audio'}
+      />,
     );
   }
   for (const [key, spec] of Object.entries(specs)) {
@@ -208,22 +232,28 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
           <span className="label">
             {LABELS[key]} <span className="hint">up to {max}</span>
           </span>
-          {list.map((url, index) => (
+          {list.map((entry, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the slot is the identity (URLs may repeat or be empty while typed)
             <div className="row" key={index}>
-              <input
-                id={`param-reference_images-${index}`}
-                type="url"
-                aria-label={`Reference image ${index + 1}`}
-                placeholder="https://…"
-                value={url}
-                onChange={(e) =>
-                  set(
-                    key,
-                    list.map((u, i) => (i === index ? e.target.value : u)),
-                  )
-                }
-              />
+              {entry instanceof File ? (
+                <span className="file-chip" id={`param-reference_images-${index}`}>
+                  <Thumbnail file={entry} /> {entry.name}
+                </span>
+              ) : (
+                <input
+                  id={`param-reference_images-${index}`}
+                  type="url"
+                  aria-label={`Reference image ${index + 1}`}
+                  placeholder="https://…"
+                  value={entry}
+                  onChange={(e) =>
+                    set(
+                      key,
+                      list.map((u, i) => (i === index ? e.target.value : u)),
+                    )
+                  }
+                />
+              )}
               <button
                 type="button"
                 className="ghost"
@@ -240,9 +270,25 @@ export function ParamsForm({ model, values, onChange, issues }: ParamsFormProps)
             </div>
           ))}
           {list.length < max ? (
-            <button type="button" className="ghost" id="add-reference" onClick={() => set(key, [...list, ''])}>
-              Add a reference image
-            </button>
+            <div className="row">
+              <button type="button" className="ghost" id="add-reference" onClick={() => set(key, [...list, ''])}>
+                Add a link
+              </button>
+              <label className="ghost button-like">
+                <input
+                  id="add-reference-file"
+                  type="file"
+                  accept={IMAGE_TYPES}
+                  className="visually-hidden"
+                  onChange={(e) => {
+                    const chosen = e.target.files?.[0];
+                    e.target.value = '';
+                    if (chosen) set(key, [...list, chosen]);
+                  }}
+                />
+                Add an image from your computer
+              </label>
+            </div>
           ) : null}
           {issueFor(key) ? <span className="issue">{issueFor(key)?.message}</span> : null}
         </div>,

@@ -10,7 +10,7 @@ import { listGenerations } from '../actions';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
 import { ParamsForm } from './ParamsForm';
-import { type FormValues, firstUsable, initialValues, toParams, usableThroughApi } from './schema';
+import { type FormValues, firstUsable, forValidation, initialValues, missingInput, toParams, usableThroughApi } from './schema';
 
 interface StudioProps {
   models: Model[];
@@ -39,7 +39,31 @@ const cardOf = (submitted: SubmitResponse, prompt: unknown): StudioGeneration =>
 const describe = (error: GenerationRequestError) =>
   error.status === 0
     ? 'The submit did not reach the server. Check your connection and try again: the same form will not be billed twice.'
-    : `${error.code}: ${error.message}${error.next ? ` ${error.next}` : ''}`;
+    : (fileProblem(error) ?? `${error.code}: ${error.message}${error.next ? ` ${error.next}` : ''}`);
+
+/** A refused upload in words (the app's messages name the limit or the formats), or null for other errors. */
+function fileProblem(error: GenerationRequestError | undefined): string | null {
+  if (!error) return null;
+  if (error.code === 'MEDIA_NOT_ACCEPTED') return `That file cannot be used: ${error.message}`;
+  if (error.code === 'UPLOAD_TOO_LARGE') return `That file is too large: ${error.message}`;
+  if (error.status === 429 && error.code.startsWith('RATE')) return 'Too many files sent just now: wait a minute, then try again.';
+  return null;
+}
+
+/** The message without the codes and request id a raw error carries ("422 CODE: … (request_id …)"). */
+const plain = (message: string) =>
+  message
+    .replace(/^(?:\d{3} )?[A-Z][A-Z_]+: /, '')
+    .replace(/^(?:\d{3} )?[A-Z][A-Z_]+: /, '')
+    .replace(/\s*\(request_id [^)]*\)\s*$/, '');
+
+/** Why the price could not be checked, in words: never a raw error under the price. */
+function priceProblem(error: GenerationRequestError, model: Model | undefined): string {
+  if (error.status === 0) return 'The price could not be checked: the app did not answer. Check your connection.';
+  if (error.code === 'INPUT_VIDEO_NOT_SUPPORTED')
+    return `${model?.name ?? 'This model'} cannot take a clip through the API (it bills by the clip’s exact length): remove the clip to make one from text.`;
+  return fileProblem(error) ?? `The price could not be checked: ${plain(error.message)}`;
+}
 
 /**
  * The studio's layout: the params form on the left, the gallery on the right. Submitting,
@@ -60,12 +84,15 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   // The model's Standard Schema: the rules a react-hook-form resolver or a server action would run.
   const issues = useMemo(() => {
     if (!model || !params) return [];
-    const result = paramsSchema(model)['~standard'].validate(params) as StandardSchemaV1.Result<unknown>;
+    // A chosen file stands as a link here: the app checks the file itself when it is uploaded.
+    const result = paramsSchema(model)['~standard'].validate(forValidation(params)) as StandardSchemaV1.Result<unknown>;
     return (result.issues ?? []).map((issue) => ({ field: String(issue.path?.[0] ?? ''), message: issue.message }));
   }, [model, params]);
   const quote = model && params ? quotePrice(model, params) : undefined;
   const kinds = useMemo(() => Object.fromEntries(models.map((m) => [m.slug, m.kind])), [models]);
-  const complete = params !== undefined && issues.length === 0 && !(model?.params.prompt?.required && !params.prompt);
+  // What the model cannot run without (an upscaler's image), in words: no estimate until it is there.
+  const missing = model ? missingInput(model, values) : null;
+  const complete = params !== undefined && issues.length === 0 && !missing && !(model?.params.prompt?.required && !params.prompt);
 
   const refreshBalance = useCallback(async () => {
     try {
@@ -119,7 +146,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
     setTouched(true);
-    if (!model || !params || issues.length > 0) return;
+    if (!model || !params || issues.length > 0 || missing) return;
     // A double click while this is in flight gets the same promise (one key, one charge).
     const submitted = await generate.submit(params);
     if (!submitted) return; // `generate.error` says why.
@@ -128,16 +155,22 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   }
 
   const exact = generate.estimate?.credits_estimate;
-  const note =
-    exact !== undefined
+  const uploadPercent = generate.uploadProgress?.total
+    ? Math.floor((generate.uploadProgress.loaded / generate.uploadProgress.total) * 100)
+    : null;
+  const note = missing
+    ? missing
+    : exact !== undefined
       ? `confirmed by estimate${quote?.enhanceCredits ? ` (incl. ${quote.enhanceCredits} for enhance)` : ''}`
       : generate.estimateError
-        ? `${generate.estimateError.code}: ${generate.estimateError.message}`
-        : generate.isEstimating
-          ? quote?.exact === false
-            ? 'from price · checking…'
-            : 'checking…'
-          : 'from the model list';
+        ? priceProblem(generate.estimateError, model)
+        : generate.isUploading
+          ? `uploading your file${uploadPercent !== null ? ` · ${uploadPercent}%` : ''}…`
+          : generate.isEstimating
+            ? quote?.exact === false
+              ? 'from price · checking…'
+              : 'checking…'
+            : 'from the model list';
   return (
     <div className="shell">
       <header className="topbar">
@@ -169,11 +202,13 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
                 values={values}
                 onChange={setValues}
                 issues={touched ? issues : issues.filter((i) => i.field !== 'prompt')}
+                uploadProgress={generate.uploadProgress}
+                uploadProblem={fileProblem(generate.error) ?? fileProblem(generate.estimateError)}
               />
               <div className="pricebar">
                 <div>
                   <div className="price" id="price" data-exact={exact !== undefined ? 'true' : 'false'}>
-                    {exact !== undefined ? exact + (quote?.enhanceCredits ?? 0) : (quote?.total ?? '—')}
+                    {missing ? '—' : exact !== undefined ? exact + (quote?.enhanceCredits ?? 0) : (quote?.total ?? '—')}
                     <span> credits</span>
                   </div>
                   <div className="muted small" id="price-note">
@@ -181,7 +216,11 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
                   </div>
                 </div>
                 <button id="submit" type="submit" className="primary" disabled={generate.isSubmitting}>
-                  {generate.isSubmitting ? 'Submitting…' : 'Generate'}
+                  {generate.isSubmitting
+                    ? generate.isUploading
+                      ? `Uploading${uploadPercent !== null ? ` ${uploadPercent}%` : ''}…`
+                      : 'Submitting…'
+                    : 'Generate'}
                 </button>
               </div>
               <p id="error" role="alert" className="error">

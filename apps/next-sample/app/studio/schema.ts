@@ -1,4 +1,6 @@
 import type { GenerateParams, Model, ParamSpec } from '@mediagen/core';
+import { INPUT_KINDS, type InputField, type InputKind } from '@mediagen/core/wire';
+import type { WithFiles } from '@mediagen/next/client';
 
 /** How the contract's categories are labelled and ordered in the picker (the service studio's tabs). */
 export const CATEGORIES: Array<{ id: Model['category']; label: string }> = [
@@ -26,10 +28,16 @@ export function firstUsable(models: Model[]): Model | undefined {
   return usable.find((m) => m.slug === 'image-fast') ?? usable[0];
 }
 
-/** The form's values: generate params, where a field left empty is not sent. */
-export type FormValues = Record<string, string | number | boolean | string[] | undefined>;
+/**
+ * The form's values: generate params, where a field left empty is not sent. An input field holds a
+ * link (or a generation id) typed in, or a `File` chosen or dropped: `useGenerate` uploads it.
+ */
+export type FormValues = Record<string, string | number | boolean | Array<string | File> | File | undefined>;
 
 const IMAGE_INPUT_MODES = /^(image-to-|image-editing|image-upscaling)/;
+/** A mode that starts from a clip (`video-to-video`, `video-editing`, `video-extend`…) or a recording. */
+const VIDEO_INPUT_MODES = /^video-(to-|edit|extend)/;
+const AUDIO_INPUT_MODES = /^(audio-to-|lipsync)/;
 
 /** Whether the model takes an `input_image` (its modes say so, or its example request carries one). */
 export function takesInputImage(model: Model): boolean {
@@ -39,6 +47,50 @@ export function takesInputImage(model: Model): boolean {
 /** Required when the model has no prompt and its example is driven by an input image (an upscaler). */
 export function needsInputImage(model: Model): boolean {
   return !model.params.prompt && model.example_request?.input_image !== undefined;
+}
+
+/**
+ * The single-file inputs the model takes, from what the list says (its modes, its example
+ * request): `input_image` for image-to-*, editing and upscaling, `input_video` for video-to-*,
+ * `input_audio` for audio-to-* and lipsync. (`reference_images` is one of its params when it has it.)
+ */
+export function inputFieldsOf(model: Model): Array<Exclude<InputField, 'reference_images'>> {
+  const example = model.example_request ?? {};
+  const fields: Array<Exclude<InputField, 'reference_images'>> = [];
+  if (takesInputImage(model)) fields.push('input_image');
+  if (example.input_video !== undefined || model.modes.some((mode) => VIDEO_INPUT_MODES.test(mode))) fields.push('input_video');
+  if (example.input_audio !== undefined || model.modes.some((mode) => AUDIO_INPUT_MODES.test(mode))) fields.push('input_audio');
+  return fields;
+}
+
+/** The kind of media an input field takes (the wire's table). */
+export const kindOf = (field: InputField): InputKind => INPUT_KINDS[field];
+
+/**
+ * What is missing before the model can be priced and run, in words (an upscaler with no image),
+ * or null. The list does not mark inputs required; a model with no prompt whose example runs on
+ * an input needs that input.
+ */
+export function missingInput(model: Model, values: FormValues): string | null {
+  if (!needsInputImage(model) || hasValue(values.input_image)) return null;
+  const verb = model.modes.some((mode) => /upscal/.test(mode)) ? 'upscale' : 'work on';
+  return `Add an image to ${verb} to see the price`;
+}
+
+const hasValue = (value: FormValues[string]) => value instanceof File || (typeof value === 'string' && value.trim() !== '');
+
+/**
+ * The params as the page's schema check reads them: a chosen file stands as a link (the schema
+ * checks links and ids; the file itself is checked by the app when it is uploaded).
+ */
+export function forValidation(params: WithFiles<GenerateParams>): GenerateParams {
+  const link = (v: unknown) => (v instanceof Blob ? 'https://upload.invalid/file' : v);
+  const out: Record<string, unknown> = { ...params };
+  for (const field of Object.keys(INPUT_KINDS)) {
+    const value = out[field];
+    if (value !== undefined) out[field] = Array.isArray(value) ? value.map(link) : link(value);
+  }
+  return out as GenerateParams;
 }
 
 /** Sizes allowed at the chosen quality (`values_by_quality`), else all the model's sizes. */
@@ -64,18 +116,18 @@ export function initialValues(model: Model): FormValues {
 }
 
 /** The generate params the form describes: only the model's own params, empty fields left out. */
-export function toParams(model: Model, values: FormValues): GenerateParams {
-  const params: GenerateParams = { model: model.slug };
-  const keys = [
-    ...Object.keys(model.params),
-    ...(takesInputImage(model) ? ['input_image'] : []),
-    ...(model.enhance_supported ? ['enhance'] : []),
-  ];
+export function toParams(model: Model, values: FormValues): WithFiles<GenerateParams> {
+  const params: WithFiles<GenerateParams> = { model: model.slug };
+  const keys = [...Object.keys(model.params), ...inputFieldsOf(model), ...(model.enhance_supported ? ['enhance'] : [])];
   for (const key of keys) {
     const value = values[key];
     if (value === undefined || value === '' || (Array.isArray(value) && value.filter(Boolean).length === 0)) continue;
     if (key === 'enhance' && value !== true) continue;
-    params[key] = Array.isArray(value) ? value.filter(Boolean) : value;
+    params[key] = Array.isArray(value)
+      ? value.filter(Boolean)
+      : typeof value === 'string' && INPUT_KINDS[key as InputField]
+        ? value.trim()
+        : value;
   }
   return params;
 }

@@ -87,6 +87,8 @@ export async function startStack(
   const emulatorOn = (emulatorPort: number) =>
     startEmulator({
       port: emulatorPort,
+      // The studio serves uploaded inputs on its own loopback address, as `pnpm demo` does.
+      allowLoopbackInputs: true,
       config: {
         timeScale: options.timeScale ?? 0.02,
         accounts: [
@@ -107,6 +109,8 @@ export async function startStack(
     MEDIAGEN_BASE_URL: emulator.url,
     MEDIAGEN_WEBHOOK_SECRET: SECRET,
     MEDIAGEN_SAMPLE_DB: join(dir, 'generations.db'),
+    MEDIAGEN_UPLOADS_DIR: join(dir, 'uploads'),
+    PORT: String(port),
   };
   let studio = await startStudio(env, port);
   /** One browser's user: its cookie set on first contact and sent back after, as a browser does. */

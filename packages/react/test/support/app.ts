@@ -32,7 +32,15 @@ function memorySource(): GenerationSource {
  * event stream.
  */
 export async function startApp(
-  init: { page?: string; timeScale?: number; deliverWebhooks?: boolean; options?: Partial<MediaGenHandlerOptions> } = {},
+  init: {
+    page?: string;
+    timeScale?: number;
+    deliverWebhooks?: boolean;
+    /** The handler's options; a function of the app's origin for those that name it (an uploads store's `url`). */
+    options?: Partial<MediaGenHandlerOptions> | ((origin: string) => Partial<MediaGenHandlerOptions>);
+    /** The emulator fetches the app's own `http://127.0.0.1` input links (the uploads' store). */
+    allowLoopbackInputs?: boolean;
+  } = {},
 ) {
   const streams = new Set<ServerResponse>();
   const seen: { method: string; path: string; lastEventId: string | undefined; idempotencyKey: string | undefined; status?: number }[] = [];
@@ -89,6 +97,7 @@ export async function startApp(
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const emulator: RunningEmulator = await startEmulator({
     port: 0,
+    allowLoopbackInputs: init.allowLoopbackInputs ?? false,
     config: {
       timeScale: init.timeScale ?? 1000,
       accounts: [
@@ -110,7 +119,7 @@ export async function startApp(
     source: memorySource(),
     webhook: { secrets: SECRET },
     onError: () => {},
-    ...init.options,
+    ...(typeof init.options === 'function' ? init.options(origin) : init.options),
   });
   handle = createNodeHandler(handler);
 
