@@ -1,11 +1,21 @@
-import { type ImageModelV4, type ImageModelV4CallOptions, type ImageModelV4Result, UnsupportedFunctionalityError } from '@ai-sdk/provider';
+import type { ImageModelV4, ImageModelV4CallOptions, ImageModelV4Result } from '@ai-sdk/provider';
 import type { GenerateParams, Model } from '@mediagen/core';
 import { KeysInFlight } from './keys.js';
 import { callOptions } from './options.js';
-import { generationMetadata, liveModel, type ModelConfig, maxResults, responseOf, runAndDownload, Warnings } from './run.js';
+import {
+  generationMetadata,
+  inputOf,
+  liveModel,
+  type ModelConfig,
+  maxResults,
+  responseOf,
+  runAndDownload,
+  Warnings,
+  withStoredInputs,
+} from './run.js';
 
 /** The AI SDK's image settings as the model's own params; what the model has no param for is a warning. */
-function imageParams(model: Model, o: ImageModelV4CallOptions, w: Warnings): Partial<GenerateParams> {
+function imageParams(model: Model, o: ImageModelV4CallOptions, w: Warnings, config: ModelConfig): Partial<GenerateParams> {
   const p: Partial<GenerateParams> = {};
   const has = (key: keyof Model['params']) => model.params[key] !== undefined;
   const values = (key: keyof Model['params']) => (model.params[key]?.values ?? []).join(', ');
@@ -32,17 +42,10 @@ function imageParams(model: Model, o: ImageModelV4CallOptions, w: Warnings): Par
     else w.unsupported('seed', `${model.slug} takes no seed.`);
   }
   if (o.files && o.files.length > 0) {
-    const urls = o.files.map((f) => {
-      if (f.type !== 'url') {
-        throw new UnsupportedFunctionalityError({
-          functionality: 'image file data: MediaGen takes input images as https URLs (or the id of one of your completed generations)',
-        });
-      }
-      return f.url;
-    });
+    const urls = o.files.map((f) => inputOf(f, 'an input image', config)) as string[];
     if (has('reference_images')) p.reference_images = urls;
     else {
-      p.input_image = urls[0];
+      p.input_image = urls[0] as string;
       if (urls.length > 1) w.unsupported('files', `${model.slug} takes one input image; the first was sent.`);
     }
   }
@@ -82,7 +85,8 @@ export class MediaGenImageModel implements ImageModelV4 {
     try {
       const model = await liveModel(this.#config, this.modelId, 'image', options.abortSignal);
       const warnings = new Warnings();
-      const params = { ...imageParams(model, options, warnings), ...run.params, model: this.modelId } as GenerateParams;
+      const built = { ...imageParams(model, options, warnings, this.#config), ...run.params, model: this.modelId } as GenerateParams;
+      const params = await withStoredInputs(this.#config, built, options.abortSignal);
       const done = await runAndDownload(this.#config.client(), params, run, options.abortSignal, this.#config.maxOutputBytes);
       const meta = generationMetadata(done.generation, idempotencyKey);
       return {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, NoSuchModelError, type ProviderV4 } from '@ai-sdk/provider';
-import { MediaGenClient } from '@mediagen/core';
+import { type GenerateParams, MediaGenClient } from '@mediagen/core';
 import { MediaGenImageModel } from './image-model.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, type ModelConfig } from './run.js';
 import { MediaGenVideoModel } from './video-model.js';
@@ -23,6 +23,13 @@ export interface MediaGenProviderSettings {
    * `OUTPUT_TOO_LARGE` and `data.generationId` names the completed generation. Default 1 GiB.
    */
   maxOutputBytes?: number;
+  /**
+   * Where file data (bytes, base64) given as an input image goes, so the service can fetch it:
+   * `mediaInputs({ store })` from `@mediagen/core/server` (`S3MediaStore` from `@mediagen/s3`,
+   * `FileMediaStore` from `@mediagen/core/node`). Each file is stored once under its sha256 and
+   * sent as the store's link. Absent: file data is refused (`UnsupportedFunctionalityError`); URLs work either way.
+   */
+  inputs?: (params: GenerateParams, signal?: AbortSignal) => Promise<GenerateParams>;
 }
 
 export interface MediaGenProvider extends ProviderV4 {
@@ -56,7 +63,18 @@ function build(settings: MediaGenProviderSettings, clientPerModel: boolean): Med
   if (typeof maxOutputBytes !== 'number' || !Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
     throw new InvalidArgumentError({ argument: 'maxOutputBytes', message: 'maxOutputBytes must be a whole number of bytes > 0.' });
   }
-  const config = (): ModelConfig => ({ provider: `${PROVIDER}.image`, client: shared ?? lazyClient(settings), maxOutputBytes });
+  if (settings.inputs !== undefined && typeof settings.inputs !== 'function') {
+    throw new InvalidArgumentError({
+      argument: 'inputs',
+      message: 'inputs must be a function: mediaInputs({ store }) from @mediagen/core/server.',
+    });
+  }
+  const config = (): ModelConfig => ({
+    provider: `${PROVIDER}.image`,
+    client: shared ?? lazyClient(settings),
+    maxOutputBytes,
+    inputs: settings.inputs,
+  });
   const image = (modelId: string) => new MediaGenImageModel(modelId, config());
   const video = (modelId: string) => new MediaGenVideoModel(modelId, { ...config(), provider: `${PROVIDER}.video` });
   const none = (modelType: 'languageModel' | 'embeddingModel') => (modelId: string) => {

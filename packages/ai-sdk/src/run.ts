@@ -1,4 +1,4 @@
-import { APICallError, NoSuchModelError, type SharedV4Warning } from '@ai-sdk/provider';
+import { APICallError, NoSuchModelError, type SharedV4Warning, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import {
   AbortError,
   ConnectionError,
@@ -19,6 +19,47 @@ export interface ModelConfig {
   client(): MediaGenClient;
   /** The most bytes one output may have: it is held in memory whole (`maxOutputBytes`). */
   maxOutputBytes: number;
+  /** Turns file data in the params into stored inputs' links (`createMediaGen({ inputs })`); absent, file data is refused. */
+  inputs?: ((params: GenerateParams, signal?: AbortSignal) => Promise<GenerateParams>) | undefined;
+}
+
+/** The setting file data needs, named in the refusal. */
+const INPUTS_SETTING =
+  'set `inputs` on the provider (`createMediaGen({ inputs: mediaInputs({ store }) })`, `mediaInputs` from @mediagen/core/server) so files are stored where the service can fetch them; else give an https URL';
+
+/**
+ * A file of the call as an input: a URL as it is; file data (bytes, base64) as bytes, which
+ * `withStoredInputs` then stores (named by their digest) and replaces by a link, when the provider
+ * has `inputs`. Never a data URI: the contract takes links.
+ */
+export function inputOf(
+  file: { type: 'url'; url: string } | { type: 'file'; data: string | Uint8Array },
+  what: string,
+  config: Pick<ModelConfig, 'inputs'>,
+): string | Uint8Array {
+  if (file.type === 'url') return file.url;
+  if (!config.inputs) throw new UnsupportedFunctionalityError({ functionality: `${what} as file data: ${INPUTS_SETTING}` });
+  return typeof file.data === 'string' ? base64Bytes(file.data) : file.data;
+}
+
+function base64Bytes(data: string): Uint8Array {
+  // A data URL's payload, or bare base64.
+  const payload = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
+  return Uint8Array.from(atob(payload.replace(/\s+/g, '')), (c) => c.charCodeAt(0));
+}
+
+/** The params with every file stored and linked (once per call: every resend of it sends this body). */
+export async function withStoredInputs(
+  config: ModelConfig,
+  params: GenerateParams,
+  signal: AbortSignal | undefined,
+): Promise<GenerateParams> {
+  if (!config.inputs) return params;
+  try {
+    return await config.inputs(params, signal);
+  } catch (error) {
+    throw toAISDKError(error, site(config.client(), 'generate'));
+  }
 }
 
 /** Default `maxOutputBytes`: far above any image or clip the contract describes, far below what would exhaust a server. */

@@ -18,6 +18,7 @@ import {
   dateOf,
   download,
   generationMetadata,
+  inputOf,
   linksToRead,
   liveModel,
   type ModelConfig,
@@ -25,14 +26,10 @@ import {
   responseOf,
   runAndDownload,
   Warnings,
+  withStoredInputs,
 } from './run.js';
 
-const urlOf = (file: VideoModelV4File, what: string): string => {
-  if (file.type === 'url') return file.url;
-  throw new UnsupportedFunctionalityError({
-    functionality: `${what} as file data: MediaGen takes inputs as https URLs (or the id of one of your completed generations)`,
-  });
-};
+const urlOf = (file: VideoModelV4File, what: string, config: ModelConfig): string => inputOf(file, what, config) as string;
 
 /** The (resolution, aspect ratio) of the model's `video_matrix` whose dimensions are `size`. */
 function matrixEntry(model: Model, size: string, ratio: string | undefined): { resolution: string; ratio: string } | undefined {
@@ -46,7 +43,7 @@ function matrixEntry(model: Model, size: string, ratio: string | undefined): { r
 }
 
 /** The AI SDK's video settings as the model's own params; what the model has no param for is a warning. */
-function videoParams(model: Model, o: VideoModelV4CallOptions, w: Warnings): Partial<GenerateParams> {
+function videoParams(model: Model, o: VideoModelV4CallOptions, w: Warnings, config: ModelConfig): Partial<GenerateParams> {
   const p: Partial<GenerateParams> = {};
   const has = (key: keyof Model['params']) => model.params[key] !== undefined;
   if (o.prompt !== undefined) {
@@ -84,11 +81,11 @@ function videoParams(model: Model, o: VideoModelV4CallOptions, w: Warnings): Par
     else w.unsupported('seed', `${model.slug} takes no seed.`);
   }
   const first = o.image ?? o.frameImages?.find((f) => f.frameType === 'first_frame')?.image;
-  if (first) p.input_image = urlOf(first, 'the first frame');
+  if (first) p.input_image = urlOf(first, 'the first frame', config);
   if (o.frameImages?.some((f) => f.frameType === 'last_frame'))
     w.unsupported('frameImages', 'MediaGen takes a first frame only; the last frame was not sent.');
   if (o.inputReferences && o.inputReferences.length > 0) {
-    if (has('reference_images')) p.reference_images = o.inputReferences.map((f) => urlOf(f, 'a reference'));
+    if (has('reference_images')) p.reference_images = o.inputReferences.map((f) => urlOf(f, 'a reference', config));
     else w.unsupported('inputReferences', `${model.slug} takes no reference images.`);
   }
   if (o.generateAudio !== undefined) {
@@ -157,7 +154,8 @@ export class MediaGenVideoModel implements VideoModelV4 {
   ): Promise<{ params: GenerateParams; warnings: Warnings }> {
     const model = await liveModel(this.#config, this.modelId, 'video', options.abortSignal);
     const warnings = new Warnings();
-    const params = { ...videoParams(model, options, warnings), ...run.params, model: this.modelId } as GenerateParams;
+    const built = { ...videoParams(model, options, warnings, this.#config), ...run.params, model: this.modelId } as GenerateParams;
+    const params = await withStoredInputs(this.#config, built, options.abortSignal);
     return { params, warnings };
   }
 

@@ -20,7 +20,12 @@ export interface GlobalOptions {
  * wrong address here fails on the first command, with a hint naming `MEDIAGEN_BASE_URL`).
  * The key is registered with the output first, so nothing can print it afterwards.
  */
-export function clientFrom(options: GlobalOptions, io: Io, env: NodeJS.ProcessEnv = process.env): MediaGenClient {
+export function clientFrom(
+  options: GlobalOptions,
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+  extra: Pick<ClientOptions, 'inputs'> = {},
+): MediaGenClient {
   io.addSecret(options.apiKey);
   io.addSecret(env.MEDIAGEN_API_KEY);
   // Credentials in a base URL (a proxy's user:password) are secrets too.
@@ -51,6 +56,7 @@ export function clientFrom(options: GlobalOptions, io: Io, env: NodeJS.ProcessEn
     // The client's request log (MEDIAGEN_LOG=debug) goes to stderr, never into --json on stdout,
     // and through the same mask as everything else the CLI writes.
     logger: { debug: io.err, info: io.err, warn: io.err, error: io.err },
+    ...extra,
   };
   return new MediaGenClient(clientOptions);
 }

@@ -48,6 +48,9 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof ParamsValidationError || error instanceof InvalidRequestError) return EXIT.params;
   if (error instanceof NotFoundError) return EXIT.notFound;
   if (error instanceof GenerationFailedError) return EXIT.failed;
+  // An input file that cannot be read is the command line's; one the service would not take, the params'.
+  if (isMediaGenError(error) && error.code === 'INPUT_FILE_UNREADABLE') return EXIT.usage;
+  if (isMediaGenError(error) && (error.code === 'MEDIA_NOT_ACCEPTED' || error.code === 'UPLOAD_TOO_LARGE')) return EXIT.params;
   if (isMediaGenError(error)) return error.code === 'ABORTED' ? EXIT.interrupted : EXIT.service;
   return EXIT.internal;
 }

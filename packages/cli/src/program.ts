@@ -7,6 +7,7 @@ import { getCommand } from './commands/get';
 import { modelsCommand } from './commands/models';
 import { DEFAULT_TYPES_FILE, typesCommand } from './commands/types';
 import { waitCommand } from './commands/wait';
+import { UsageError } from './errors';
 import { EXIT, exitCodeFor } from './exit-codes';
 import type { Io } from './io';
 import { reportError } from './report-error';
@@ -77,11 +78,22 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
   );
 
   withParams(withService(program.command('generate').description('validate, submit, and with --wait follow it and download the outputs')))
+    .argument('[model]', 'model slug (or --model)')
+    .option('--input-image <file|url>', 'input image: a file path, - for stdin, an https URL or a generation id')
+    .option('--input-video <file|url>', 'input video: a file path, - for stdin, an https URL or a generation id')
+    .option('--input-audio <file|url>', 'input audio: a file path, - for stdin or an https URL')
+    .option('--reference-image <file|url>', 'a reference image (file, -, URL or generation id), repeatable', collect, [])
     .option('--wait', 'wait for the result with a live progress line, then download every output')
     .option('--out <dir>', 'where --wait downloads the outputs (default: the current directory)')
     .option('--no-download', 'with --wait: print the result without downloading')
     .option('--idempotency-key <key>', 'resend an interrupted submit without a second charge (printed by every submit)')
-    .action(run(async (options) => generateCommand(options, io)));
+    .action(
+      run(async (slug: string | undefined, options) => {
+        if (slug !== undefined && options.model !== undefined && slug !== options.model)
+          throw new UsageError(`Give the model once: "${slug}" or --model, not both.`);
+        return generateCommand({ ...options, model: options.model ?? slug }, io);
+      }),
+    );
 
   withService(program.command('wait').description('follow a generation to the end and download its outputs'))
     .argument('<id>', 'generation id')

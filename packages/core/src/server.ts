@@ -16,6 +16,7 @@ export { SubmitRefusedError, type SubmitRefusedInit } from './server/refusal';
 export type { RouteName } from './server/routes';
 export type { GenerationPage, GenerationSource, SubmittedGeneration } from './server/source';
 export type { StreamOptions } from './server/stream-hub';
+export { type MediaInputs, type MediaInputsOptions, mediaInputs } from './server/uploads/media-inputs';
 export { INPUT_LINK_SECONDS, INPUT_MIN_LIFE_SECONDS, type UploadedInput, type UploadOptions } from './server/uploads/uploads';
 export { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from './server/webhook';
 export type { BodyLimit } from './util/limit';

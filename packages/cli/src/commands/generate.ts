@@ -5,6 +5,7 @@ import { clientFrom, type GlobalOptions } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { shellQuote } from '../format';
+import { type InputFlags, type InputStorage, inputParams, inputStorage } from '../inputs';
 import { onInterrupt } from '../interrupt';
 import type { Io } from '../io';
 import { resultsAsked } from '../results-asked';
@@ -12,7 +13,7 @@ import { type FollowOptions, follow } from './follow';
 import { findModel } from './lookup';
 import { type ParamFlags, requestParams } from './request-params';
 
-export interface GenerateOptions extends GlobalOptions, ParamFlags, FollowOptions {
+export interface GenerateOptions extends GlobalOptions, ParamFlags, FollowOptions, InputFlags {
   model?: string;
   wait?: boolean;
   idempotencyKey?: string;
@@ -27,9 +28,25 @@ export async function generateCommand(options: GenerateOptions, io: Io): Promise
       'Paste the key an earlier submit printed, or leave the flag out for a new one.',
     );
   }
-  const client = clientFrom(options, io);
+  const inputs = inputParams(options, process.stdin);
+  // Files need somewhere the service can fetch them from: set up (or refused) before anything is sent.
+  const storage = inputs.files ? await inputStorage(options, io) : undefined;
+  try {
+    return await submitAndFollow(options, io, inputs.params, storage);
+  } finally {
+    await storage?.close();
+  }
+}
+
+async function submitAndFollow(
+  options: GenerateOptions,
+  io: Io,
+  inputs: Record<string, unknown>,
+  storage: InputStorage | undefined,
+): Promise<number> {
+  const client = clientFrom(options, io, process.env, storage ? { inputs: storage.inputs } : {});
   const model = await findModel(client, options.model);
-  const params = requestParams(model, options);
+  const params = { ...requestParams(model, options), ...inputs };
   const idempotencyKey = options.idempotencyKey ?? randomUUID();
   const resubmit = resubmitCommand(options, idempotencyKey);
   const startedAt = Date.now();
@@ -59,6 +76,11 @@ export async function generateCommand(options: GenerateOptions, io: Io): Promise
       io.out(`submitted ${id} · ${submitted.credits_estimate} credits reserved · request ${submitted.request_id}`);
       io.err(`Follow it with: mediagen wait ${shellQuote(id)}`);
     }
+    if (storage?.local) {
+      // The emulator fetches the files from this process when the generation starts.
+      io.err('Serving the input files until the generation ends…');
+      await client.generations.wait(id).catch(() => {});
+    }
     return EXIT.ok;
   }
   io.err(`submitted ${id} · ${submitted.credits_estimate} credits reserved · request ${submitted.request_id}`);
@@ -77,6 +99,14 @@ function resubmitCommand(options: GenerateOptions, idempotencyKey: string): stri
   const parts = ['mediagen', 'generate', '--model', shellQuote(options.model ?? '')];
   if (options.prompt !== undefined) parts.push('--prompt', shellQuote(options.prompt));
   for (const param of options.param ?? []) parts.push('--param', shellQuote(param));
+  for (const [flag, value] of [
+    ['--input-image', options.inputImage],
+    ['--input-video', options.inputVideo],
+    ['--input-audio', options.inputAudio],
+    ...(options.referenceImage ?? []).map((v) => ['--reference-image', v]),
+  ] as const) {
+    if (value !== undefined) parts.push(flag, shellQuote(value));
+  }
   parts.push('--idempotency-key', shellQuote(idempotencyKey));
   if (options.wait) parts.push('--wait');
   if (options.out) parts.push('--out', shellQuote(options.out));

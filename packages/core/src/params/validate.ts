@@ -88,9 +88,12 @@ function checkInputs(p: Dict, add: Add): void {
   for (const field of INPUT_FIELDS) {
     const value = p[field];
     if (value === undefined) continue;
-    if (typeof value !== 'string') add(field, 'INVALID_TYPE', `${field} must be a string`);
-    else if (!isLink(value) && (field === 'input_audio' || !UUID.test(value))) {
-      add(field, 'INVALID_VALUE', `${field} must be a URL or (not for audio) a generation id`);
+    if (typeof value !== 'string' || (!isLink(value) && (field === 'input_audio' || !UUID.test(value)))) {
+      add(
+        field,
+        typeof value === 'string' ? 'INVALID_VALUE' : 'INVALID_TYPE',
+        `${field} must be a URL, generation id or file with the inputs option`,
+      );
     }
   }
 }

@@ -1,5 +1,5 @@
 import { createSha256 } from '../../crypto/sha256';
-import { type InputKind, MEDIA_FORMATS, type MediaFormat, SNIFF_BYTES, sniffMedia } from '../../wire/media';
+import { ACCEPTED_FORMATS, type InputKind, MEDIA_FORMATS, type MediaFormat, SNIFF_BYTES, sniffMedia } from '../../wire/media';
 import type { MediaStore } from '../media-store';
 import { routeError } from '../route-error';
 
@@ -18,11 +18,8 @@ export interface ReceivedUpload {
 }
 
 /**
- * Streams a request body into `store` under a temporary key, then moves it to the key its
- * digest names, reading it a chunk at a time (memory per upload is one chunk and the sniffed
- * head). The kind is read from the first bytes, and the body is cut off with `413` as soon as it
- * passes its kind's limit or its own `Content-Length`; a body that stalls or trickles ends in
- * `408`. Nothing is kept of a refused upload.
+ * Streams a request body into `store` (`receiveMedia`), after checking its `Content-Length`
+ * against the largest limit: a body that says it is too large is refused before a byte is read.
  */
 export async function receiveUpload(request: Request, store: MediaStore, bounds: UploadBounds): Promise<ReceivedUpload> {
   const largest = Math.max(...Object.values(bounds.maxBytes));
@@ -32,9 +29,47 @@ export async function receiveUpload(request: Request, store: MediaStore, bounds:
     throw routeError('BAD_REQUEST', 'Content-Length is not a number of bytes.');
   if (declared !== undefined && declared > largest) throw tooLarge(largest);
   if (!request.body) throw notAccepted('The upload is empty.');
-  const reader = request.body.getReader();
-  const deadline = Date.now() + bounds.timeoutMs;
-  const read = () => readWithin(reader, Math.min(bounds.idleTimeoutMs, deadline - Date.now()));
+  return receiveMedia(request.body, store, bounds, { size: declared });
+}
+
+export interface ReceiveOptions {
+  /** The exact length the body claims (a `Content-Length`, a `Blob`'s size): a body that passes it or falls short is refused. */
+  size?: number | undefined;
+  /** The one kind accepted (the field's): another is refused before anything is stored. */
+  kind?: InputKind | undefined;
+  /** Ends the read (and keeps nothing) when it aborts. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Streams a body into `store` under a temporary key, then moves it to the key its digest names
+ * (`<sha256>.<format>`), reading it a chunk at a time (memory is one chunk and the sniffed head).
+ * The kind is read from the first bytes, and the body is cut off with `413` as soon as it passes
+ * its kind's limit or its declared size; with time bounds, a body that stalls or trickles ends in
+ * `408`. Nothing is kept of a refused body. The one implementation of these rules: the upload
+ * route and `mediaInputs` (files handed to the client) both go through it.
+ */
+export async function receiveMedia(
+  stream: ReadableStream<Uint8Array>,
+  store: MediaStore,
+  bounds: Pick<UploadBounds, 'maxBytes'> & Partial<UploadBounds>,
+  options: ReceiveOptions = {},
+): Promise<ReceivedUpload> {
+  const { size: declared, kind: expected, signal } = options;
+  const reader = stream.getReader();
+  const deadline = bounds.timeoutMs === undefined ? undefined : Date.now() + bounds.timeoutMs;
+  const read = async () => {
+    signal?.throwIfAborted();
+    const { done, value } = await (deadline === undefined && bounds.idleTimeoutMs === undefined
+      ? reader.read()
+      : readWithin(reader, Math.min(bounds.idleTimeoutMs ?? Infinity, (deadline ?? Infinity) - Date.now())));
+    signal?.throwIfAborted();
+    // A stream handed over by code may yield anything: only bytes are hashed and stored.
+    if (!done && !(value instanceof Uint8Array)) throw notAccepted('The stream yielded something other than bytes (Uint8Array chunks).');
+    return done ? ({ done, value: undefined } as const) : ({ done, value } as const);
+  };
+  const cancel = () => reader.cancel().catch(() => {});
+  signal?.addEventListener('abort', cancel, { once: true });
   try {
     // The head, to tell the kind (and so the limit) before anything is stored.
     const head: Uint8Array[] = [];
@@ -54,6 +89,10 @@ export async function receiveUpload(request: Request, store: MediaStore, bounds:
     const format = sniffMedia(first);
     if (!format) throw notAccepted('The file is none of the formats the service reads (it was read from its bytes, not its name or type).');
     const { kind, type } = MEDIA_FORMATS[format];
+    if (expected !== undefined && kind !== expected)
+      throw notAccepted(
+        `The file is ${article(kind)} ${kind} (${format}); ${article(expected)} ${expected} is needed: ${ACCEPTED_FORMATS[expected]}.`,
+      );
     const limit = bounds.maxBytes[kind];
     const over = (n: number) => n > limit || (declared !== undefined && n > declared);
     if (over(size) || (declared !== undefined && declared > limit)) throw tooLarge(limit, kind);
@@ -100,10 +139,14 @@ export async function receiveUpload(request: Request, store: MediaStore, bounds:
     }
     return { sha256, format, size };
   } catch (error) {
-    reader.cancel().catch(() => {});
+    cancel();
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
   }
 }
+
+const article = (kind: InputKind) => (kind === 'video' ? 'a' : 'an');
 
 /** The next chunk, or `408` when none comes within `ms`. */
 async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array>> {
