@@ -28,13 +28,24 @@ export interface StackOptions {
   https?: { key: string; cert: string };
 }
 
-/** A free port now: the emulator needs the app's webhook URL before the app listens. */
+/**
+ * A port free now, for a server that must be named before it listens (the emulator needs the app's
+ * webhook URL first). Drawn below Linux's ephemeral range (32768+), where the kernel never puts the
+ * local end of an outgoing connection: a port the kernel hands out for `listen(0)` can be taken by
+ * any of the many connections a loaded machine opens before the app binds it (EADDRINUSE).
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
 }
 
 /** The sample app (as `main.ts` creates it) and a real emulator on free ports, the emulator's webhooks pointing at the app. */

@@ -11,15 +11,24 @@ export const SECRET = 'whsec_studio_test';
 export const ACCOUNT = 'acct_studio';
 const APP = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * A port free now, for a server that must be named before it listens (the emulator needs the app's
+ * webhook URL first). Drawn below Linux's ephemeral range (32768+), where the kernel never puts the
+ * local end of an outgoing connection: a port the kernel hands out for `listen(0)` can be taken by
+ * any of the many connections a loaded machine opens before the app binds it (EADDRINUSE).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
     });
-  });
+    if (!bound) continue;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
 }
 
 /** `next start` of the built studio (built once per run by turbo: test depends on build). */
