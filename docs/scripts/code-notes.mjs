@@ -146,6 +146,18 @@ export const SDK_CODES = [
     'Upload a smaller file (shorter, lower resolution), or a lighter format.',
   ],
   [
+    'INPUT_FILE_UNREADABLE',
+    'MediaGenError',
+    'A file path given as an input (`nodeMediaInputs`, the CLI’s `--input-image ./photo.jpg`) that is missing, unreadable, a folder or a device: nothing was stored or sent.',
+    'Give the path of a PNG, JPEG, WebP, MP4, WebM, WAV or MP3 file, or an https URL.',
+  ],
+  [
+    'SPEND_CAP_EXCEEDED',
+    'SpendCapExceededError',
+    '`@mediagen/mcp`: a `generate` whose exact estimate would take the session past its spend cap; nothing was sent or billed. `needed` and `remaining` say by how much.',
+    'Raise `spendCapCredits` (`MEDIAGEN_MCP_SPEND_CAP`) or start a new session.',
+  ],
+  [
     'SUBMIT_REFUSED',
     'SubmitRefusedError',
     'Your `beforeSubmit` refused a submit (default 403).',

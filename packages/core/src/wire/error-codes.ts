@@ -95,6 +95,10 @@ export const ERROR_CODES = {
   MEDIA_NOT_ACCEPTED: permanent(415, 'Upload PNG, JPEG, WebP, MP4, WebM, WAV or MP3.'),
   /** An upload over its kind's limit (`INPUT_MAX_BYTES`), or longer than its own Content-Length. */
   UPLOAD_TOO_LARGE: permanent(413, 'Upload at most 20 MB of image, 200 MB of video, 50 MB of audio.'),
+  /** A file path in an input field (`nodeMediaInputs`, the CLI's `--input-image`) that is no readable regular file. */
+  INPUT_FILE_UNREADABLE: permanent(400, 'Give the path of a readable media file, or an https URL.'),
+  /** `@mediagen/mcp`: a generate past the session's spend cap; nothing was sent. */
+  SPEND_CAP_EXCEEDED: permanent(402, 'Raise the cap (spendCapCredits) or start a new session.'),
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
 
