@@ -1,7 +1,6 @@
 import {
   InvalidArgumentError,
   type JSONValue,
-  UnsupportedFunctionalityError,
   type Experimental_VideoModelV4 as VideoModelV4,
   type Experimental_VideoModelV4CallOptions as VideoModelV4CallOptions,
   type Experimental_VideoModelV4File as VideoModelV4File,

@@ -1,13 +1,10 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_BASE_URL } from '@mediagen/core';
-import { FileMediaStore, nodeMediaInputs, sendWebResponse, toWebRequest } from '@mediagen/core/node';
+import { isLoopbackUrl, nodeMediaInputs, serveLoopbackMedia } from '@mediagen/core/node';
 import type { MediaInputs, MediaStore } from '@mediagen/core/server';
-import { S3MediaStore } from '@mediagen/s3';
+import { S3_ENV_SETTINGS, s3StoreFromEnv } from '@mediagen/s3';
 import type { GlobalOptions } from './context';
 import { UsageError } from './errors';
 import type { Io } from './io';
@@ -28,7 +25,7 @@ const FLAGS = {
 } as const;
 
 /** The S3 settings a remote service needs, named in the refusal. */
-export const S3_SETTINGS = ['MEDIAGEN_S3_BUCKET', 'MEDIAGEN_S3_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
+export const S3_SETTINGS = S3_ENV_SETTINGS;
 
 export interface ResolvedInputs {
   /** The body fields from the flags: URLs and ids as typed, files as `file:` URLs or the stdin stream. */
@@ -87,85 +84,25 @@ export interface InputStorage {
  */
 export async function inputStorage(options: GlobalOptions, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<InputStorage> {
   const base = options.baseUrl ?? (env.MEDIAGEN_BASE_URL?.trim() || DEFAULT_BASE_URL);
-  const bucket = env.MEDIAGEN_S3_BUCKET?.trim();
-  if (bucket) return { inputs: nodeMediaInputs({ store: s3Store(bucket, io, env) }), local: false, close: async () => {} };
-  if (!isLoopback(base)) {
+  if (env.MEDIAGEN_S3_BUCKET?.trim()) {
+    io.addSecret(env.AWS_SECRET_ACCESS_KEY);
+    io.addSecret(env.AWS_SESSION_TOKEN);
+    let store: MediaStore | undefined;
+    try {
+      store = s3StoreFromEnv(env);
+    } catch (error) {
+      throw new UsageError((error as Error).message, `Set ${S3_SETTINGS.join(', ')}.`);
+    }
+    if (store) return { inputs: nodeMediaInputs({ store }), local: false, close: async () => {} };
+  }
+  if (!isLoopbackUrl(base)) {
     throw new UsageError(
       `Files as inputs need storage the service can fetch them from: set ${S3_SETTINGS.join(', ')} (and MEDIAGEN_S3_ENDPOINT for R2, MinIO or another S3-compatible service).`,
       'Or give an https URL (or a generation id) instead of a file.',
     );
   }
-  return localStorage(env);
-}
-
-function s3Store(bucket: string, io: Io, env: NodeJS.ProcessEnv): MediaStore {
-  io.addSecret(env.AWS_SECRET_ACCESS_KEY);
-  io.addSecret(env.AWS_SESSION_TOKEN);
-  const missing = S3_SETTINGS.filter((name) => !env[name]?.trim());
-  if (missing.length > 0)
-    throw new UsageError(`MEDIAGEN_S3_BUCKET is set, but not ${missing.join(', ')}.`, `Set ${S3_SETTINGS.join(', ')}.`);
-  return new S3MediaStore({
-    bucket,
-    region: env.MEDIAGEN_S3_REGION?.trim(),
-    accessKeyId: env.AWS_ACCESS_KEY_ID?.trim() ?? '',
-    secretAccessKey: env.AWS_SECRET_ACCESS_KEY?.trim() ?? '',
-    ...(env.AWS_SESSION_TOKEN?.trim() ? { sessionToken: env.AWS_SESSION_TOKEN.trim() } : {}),
-    ...(env.MEDIAGEN_S3_ENDPOINT?.trim() ? { endpoint: env.MEDIAGEN_S3_ENDPOINT.trim() } : {}),
-  });
-}
-
-function isLoopback(url: string): boolean {
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
-
-/**
- * The files in `<cache>/mediagen/inputs` (kept: the same file is one object, and one link), served
- * on 127.0.0.1 at the port this folder used last when it is free (so a resubmit with the same
- * idempotency key sends the same links), else a new one.
- */
-async function localStorage(env: NodeJS.ProcessEnv): Promise<InputStorage> {
+  // The files in `<cache>/mediagen/inputs`, served by this process on loopback.
   const cache = env.XDG_CACHE_HOME?.trim() || (env.HOME ? join(env.HOME, '.cache') : tmpdir());
-  const directory = join(cache, 'mediagen', 'inputs');
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  let store: FileMediaStore | undefined;
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    let key: string;
-    try {
-      key = decodeURIComponent(path.replace(/^\/uploads\//, ''));
-    } catch {
-      return void res.writeHead(404).end();
-    }
-    // Only GET and HEAD of a signed link under /uploads/: the store checks the signature and expiry.
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !store || !path.startsWith('/uploads/')) return void res.writeHead(404).end();
-    void store
-      .respond(key, toWebRequest(req))
-      .then((response) => sendWebResponse(res, response))
-      .catch(() => (res.headersSent ? res.destroy() : res.writeHead(500).end()));
-  });
-  const portFile = join(directory, '.port');
-  const last = Number(await readFile(portFile, 'utf8').catch(() => ''));
-  const listen = (port: number) =>
-    new Promise<number>((ok, fail) => {
-      server.once('error', fail);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', fail);
-        ok((server.address() as AddressInfo).port);
-      });
-    });
-  const port = await (Number.isInteger(last) && last > 1023 && last < 65536 ? listen(last).catch(() => listen(0)) : listen(0));
-  if (port !== last) await writeFile(portFile, String(port), { mode: 0o600 });
-  server.unref();
-  store = new FileMediaStore({ directory, url: `http://127.0.0.1:${port}/uploads` });
-  return {
-    inputs: nodeMediaInputs({ store }),
-    local: true,
-    close: () => new Promise<void>((done) => server.close(() => done())),
-  };
+  const media = await serveLoopbackMedia(join(cache, 'mediagen', 'inputs'));
+  return { inputs: nodeMediaInputs({ store: media.store }), local: true, close: media.close };
 }

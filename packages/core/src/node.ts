@@ -7,6 +7,7 @@
  */
 
 export { FileMediaStore, type FileMediaStoreOptions } from './node/file-media-store';
+export { isLoopbackUrl, type LoopbackMedia, serveLoopbackMedia } from './node/loopback-media';
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from './node/node-handler';
 export { isFilePath, type NodeMediaInputsOptions, nodeMediaInputs } from './node/node-media-inputs';
 export { sendWebResponse } from './node/send-response';

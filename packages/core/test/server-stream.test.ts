@@ -167,10 +167,11 @@ describe('a terminal state reached while no stream is open', () => {
       cut.abort();
       await one.rest();
       await new MediaGenClient({ apiKey: KEY, baseUrl: fast.url }).generations.wait(id, { intervalMs: 20 });
-      const two = sseReader(
-        (await handler(new Request(`${BASE}/generations/${id}/events`, { headers: { 'last-event-id': first.id! } }))).body!,
-      );
-      const resumed = dataOf(await two.rest());
+      const again = await handler(new Request(`${BASE}/generations/${id}/events`, { headers: { 'last-event-id': first.id! } }));
+      // A first connection that already saw the terminal state (a loaded machine, a fast render) is
+      // answered 204 on reconnect: nothing more to send, which stops a plain EventSource.
+      if (JSON.parse(first.data!).status === 'completed') expect(again.status).toBe(204);
+      const resumed = again.status === 204 ? [] : dataOf(await sseReader(again.body!).rest());
       const statuses = [JSON.parse(first.data!).status, ...resumed.map((g) => g.status)];
       // Whatever the first connection saw, the two together end on the terminal state, sent once.
       expect(statuses.at(-1)).toBe('completed');

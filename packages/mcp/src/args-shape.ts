@@ -8,8 +8,10 @@ import { z } from 'zod';
  * schema (each model has its own sets): the description names them, `describe_model` gives the
  * model's exact schema, and core's `validateParams` refuses what the model would refuse.
  */
-export function paramsShape(models: readonly Model[] | undefined) {
+export function paramsShape(models: readonly Model[] | undefined, files = false) {
   const slugs = (models ?? []).filter((m) => m.api_supported !== false).map((m) => m.slug);
+  // Where the server was given storage for inputs, a file on this machine is an input too.
+  const file = files ? ', or the path of a file on this machine (./photo.png, /home/me/clip.mp4)' : '';
   const valuesOf = (key: string) => {
     const seen = new Set<string>();
     for (const m of models ?? [])
@@ -38,10 +40,14 @@ export function paramsShape(models: readonly Model[] | undefined) {
       .describe(`Resolution.${valuesOf('resolution')}`),
     duration: z.number().optional().describe('Seconds (video, audio).'),
     audio: z.boolean().optional().describe('Synced audio track (some video models).'),
-    input_image: z.string().optional().describe('https link, or the id of one of your completed generations.'),
-    input_video: z.string().optional().describe('https link, or the id of one of your completed generations.'),
-    input_audio: z.string().optional().describe('https link.'),
-    reference_images: z.array(z.string()).max(REFERENCE_IMAGES_MAX).optional().describe('https links.'),
+    input_image: z.string().optional().describe(`https link, or the id of one of your completed generations${file}.`),
+    input_video: z.string().optional().describe(`https link, or the id of one of your completed generations${file}.`),
+    input_audio: z.string().optional().describe(`https link${file}.`),
+    reference_images: z
+      .array(z.string())
+      .max(REFERENCE_IMAGES_MAX)
+      .optional()
+      .describe(`https links${file ? ', or local file paths' : ''}.`),
     seed: z.number().int().min(SEED_MIN).max(SEED_MAX).optional(),
     number_results: z.number().int().min(1).max(NUMBER_RESULTS_MAX).optional(),
     enhance: z.boolean().optional().describe('Prompt-fitting pass, 20 credits more; only where describe_model says enhance_supported.'),

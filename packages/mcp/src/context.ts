@@ -24,6 +24,13 @@ export interface MediaGenMcpOptions {
   maxTextBytes?: number;
   /** The longest one `wait` call blocks before answering the current state. Default 120 s. */
   maxWaitSeconds?: number;
+  /**
+   * Turns files in input fields into links the service can fetch (`nodeMediaInputs({ store })`
+   * from `@mediagen/core/node`, the same storage the app's upload route uses): then `input_image`
+   * and the other input fields also take a local file path (`./photo.png`). The stdio bin sets it
+   * (a folder served on loopback for the local emulator, a bucket from `MEDIAGEN_S3_*`).
+   */
+  inputs?: (params: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
   /** Server name shown to clients. Default `mediagen`. */
   name?: string;
 }

@@ -23,7 +23,8 @@ export async function localService(env: NodeJS.ProcessEnv): Promise<LocalService
   const { port, hostname } = new URL(EMULATOR_BASE_URL);
   try {
     const { startEmulator } = await import('@mediagen/emulator');
-    const emulator = await startEmulator({ port: Number(port), host: hostname });
+    // Loopback inputs on: files the agent names are served to it by this process (stdio.ts).
+    const emulator = await startEmulator({ port: Number(port), host: hostname, allowLoopbackInputs: true });
     return {
       note: `no MEDIAGEN_API_KEY or MEDIAGEN_BASE_URL, and nothing answered at ${EMULATOR_BASE_URL}: started the emulator in this process there (its generations last as long as this process; run \`${EMULATOR_COMMAND}\` separately to keep them across restarts)`,
       close: () => emulator.close(),

@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError, MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger } from '@mediagen/core/ledger';
+import { isLoopbackUrl, nodeMediaInputs, serveLoopbackMedia } from '@mediagen/core/node';
+import { s3StoreFromEnv } from '@mediagen/s3';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMediaGenMcpServer } from './create-server';
@@ -12,7 +14,12 @@ export const LOCAL_OWNER = 'local';
 
 /** Where the ledger lives unless `MEDIAGEN_MCP_DB` says otherwise. */
 export function defaultDbPath(env: NodeJS.ProcessEnv): string {
-  return join(env.MEDIAGEN_MCP_HOME || join(homedir(), '.mediagen'), 'mcp.sqlite');
+  return join(home(env), 'mcp.sqlite');
+}
+
+/** The server's own folder: `MEDIAGEN_MCP_HOME`, else `~/.mediagen`. */
+function home(env: NodeJS.ProcessEnv): string {
+  return env.MEDIAGEN_MCP_HOME || join(homedir(), '.mediagen');
 }
 
 /**
@@ -37,10 +44,16 @@ export async function runStdio(env: NodeJS.ProcessEnv = process.env): Promise<vo
   ledger.start();
   say(`ledger at ${filename}`);
 
+  // Files in input fields: a bucket from MEDIAGEN_S3_*, else (the local emulator) a folder served on loopback.
+  const bucket = s3StoreFromEnv(env);
+  const local = !bucket && isLoopbackUrl(client.baseUrl) ? await serveLoopbackMedia(join(home(env), 'inputs')) : undefined;
+  const mediaStore = bucket ?? local?.store;
+  if (local) say(`input files served to the emulator from ${local.url}`);
   const server = await createMediaGenMcpServer(
     {
       client,
       ledger,
+      ...(mediaStore ? { inputs: nodeMediaInputs({ store: mediaStore }) as never } : {}),
       spendCapCredits: numberFrom(env.MEDIAGEN_MCP_SPEND_CAP, 'MEDIAGEN_MCP_SPEND_CAP'),
       confirmAboveCredits: numberFrom(env.MEDIAGEN_MCP_CONFIRM_ABOVE, 'MEDIAGEN_MCP_CONFIRM_ABOVE'),
     },
@@ -52,6 +65,7 @@ export async function runStdio(env: NodeJS.ProcessEnv = process.env): Promise<vo
       await ledger.stop().catch(() => {});
       await store.close().catch(() => {});
       await service.close().catch(() => {});
+      await local?.close().catch(() => {});
       process.exit(0);
     })());
   const transport = new StdioServerTransport();

@@ -5,7 +5,7 @@ import { toolError } from '../errors';
 
 /** `estimate` (exact, charges nothing) and `credits` (the wallet and this session's cap). */
 export function registerAccountTools(ctx: SessionContext): void {
-  const shape = paramsShape(ctx.models);
+  const shape = paramsShape(ctx.models, ctx.options.inputs !== undefined);
   ctx.server.registerTool(
     'estimate',
     {
@@ -18,7 +18,8 @@ export function registerAccountTools(ctx: SessionContext): void {
     async (args) => {
       try {
         const params = paramsFrom(args, shape);
-        const quote = await ctx.client.generations.estimate(params as never);
+        // A file is stored to be priced (its kind picks the mode): the same object a generate then links.
+        const quote = await ctx.client.generations.estimate(((await ctx.options.inputs?.(params)) ?? params) as never);
         const total = quote.credits_estimate + (params.enhance === true ? ENHANCE_CREDITS : 0);
         const spend = ctx.spend.report();
         const data = {

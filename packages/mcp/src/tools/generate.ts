@@ -16,7 +16,7 @@ import { generationResult } from '../results';
  * confirmation threshold, the person's yes when the client can ask them.
  */
 export function registerGenerateTool(ctx: SessionContext): void {
-  const shape = paramsShape(ctx.models);
+  const shape = paramsShape(ctx.models, ctx.options.inputs !== undefined);
   const cap = ctx.spend.report().cap;
   ctx.server.registerTool(
     'generate',
@@ -58,8 +58,10 @@ async function generate(
   const known = await ctx.ledger.get(ctx.owner, key);
   if (known && !known.submitting) return answer(ctx, known, true);
 
+  // Files as links, once (keyed above by the paths as given): the ledger records and resends these links.
+  const sent = ((await ctx.options.inputs?.(params)) ?? params) as typeof params;
   // The exact price the submit will reserve, from the same validation and pricing (charges nothing).
-  const quote = await ctx.client.generations.estimate(params as never);
+  const quote = await ctx.client.generations.estimate(sent as never);
   const credits = quote.credits_estimate + (params.enhance === true ? ENHANCE_CREDITS : 0);
 
   if (!known && !(await confirmed(ctx, params.model, credits))) {
@@ -70,7 +72,7 @@ async function generate(
   ctx.spend.hold(key, credits);
   let generation: LedgerGeneration;
   try {
-    generation = await ctx.ledger.submit(ctx.owner, params as never, { idempotencyKey: key });
+    generation = await ctx.ledger.submit(ctx.owner, sent as never, { idempotencyKey: key });
   } catch (error) {
     // Refused for good (nothing billed): the credits go back to the cap. A retryable failure
     // keeps them held: the ledger resends the intent with its key and it may be billed.
