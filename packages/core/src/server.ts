@@ -15,8 +15,8 @@ export type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext, M
 export { SubmitRefusedError, type SubmitRefusedInit } from './server/refusal';
 export type { RouteName } from './server/routes';
 export type { GenerationPage, GenerationSource, SubmittedGeneration } from './server/source';
-export { INPUT_LINK_SECONDS, INPUT_MIN_LIFE_SECONDS, type UploadedInput, type UploadOptions } from './server/uploads/uploads';
 export type { StreamOptions } from './server/stream-hub';
+export { INPUT_LINK_SECONDS, INPUT_MIN_LIFE_SECONDS, type UploadedInput, type UploadOptions } from './server/uploads/uploads';
 export { createWebhookHandler, type WebhookHandler, type WebhookHandlerOptions } from './server/webhook';
 export type { BodyLimit } from './util/limit';
 export { type DedupeClaim, MemoryDedupeStore, type MemoryDedupeStoreOptions, type WebhookDedupeStore } from './webhooks/dedupe';
