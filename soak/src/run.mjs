@@ -6,7 +6,9 @@
 //     rest recovered by polling; the instances together never exceed max_concurrent.
 //  3. The instances' Redis restarted mid-run (its data lost): documented fail-closed behaviour.
 //  4. An app on the generation ledger killed with SIGKILL at each point of the submit path and
-//     restarted, on SQLite and on PostgreSQL with two instances (src/crash.mjs, after 1-3).
+//     restarted, on SQLite and on PostgreSQL with two instances (src/crash.mjs, after 1-3); and an
+//     app taking uploads killed between upload and submit, and between submit and its 202
+//     (src/upload-crash.mjs).
 //  5. The report.
 // Parts 1 and 2 run side by side (a 503 asks for a 60 s wait, which dominates), each on its own
 // emulator: injected faults are taken by the next matching request of any account, so on a
@@ -22,6 +24,7 @@ import { Redis } from 'ioredis';
 import { crashPart, crashReport, DIE_WITH_PARENT, FULL_RUNS, QUICK_RUNS } from './crash.mjs';
 import { freePort } from './ports.mjs';
 import { startOwnRedis } from './redis-server.mjs';
+import { UPLOAD_FULL_RUNS, uploadCrashPart, uploadCrashReport } from './upload-crash.mjs';
 
 const quick = process.argv.includes('--quick');
 const N1 = quick ? 200 : 1_000;
@@ -184,9 +187,15 @@ if (!deadlinePassed) {
     databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     log,
   }).catch((error) => ({ results: {}, failures: [`part 4 did not run: ${error?.message ?? error}`] }));
-  console.log(['', ...crashReport(crash, runs)].join('\n'));
-  console.log(crash.failures.length === 0 ? 'part 4: all invariants hold' : `PART 4 INVARIANTS FAILED:\n  ${crash.failures.join('\n  ')}`);
-  if (crash.failures.length > 0) exitCode = 1;
+  const uploadRuns = quick ? QUICK_RUNS : UPLOAD_FULL_RUNS;
+  const uploads = await uploadCrashPart({ runs: uploadRuns, log }).catch((error) => ({
+    results: {},
+    failures: [`part 4's upload points did not run: ${error?.message ?? error}`],
+  }));
+  const failed = [...crash.failures, ...uploads.failures];
+  console.log(['', ...crashReport(crash, runs), ...uploadCrashReport(uploads, uploadRuns)].join('\n'));
+  console.log(failed.length === 0 ? 'part 4: all invariants hold' : `PART 4 INVARIANTS FAILED:\n  ${failed.join('\n  ')}`);
+  if (failed.length > 0) exitCode = 1;
 }
 process.exit(exitCode);
 

@@ -4,6 +4,7 @@ import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliver, makePayload } from './delivery.js';
 import { memorySource } from './memory-source.js';
+import { suiteUploads, uploadCases } from './route-uploads.js';
 
 /** The handler options the suite asks an adapter to mount; `basePath` is `/api`, where the adapter serves them. */
 export type RouteAdapterOptions = MediaGenHandlerOptions<unknown> & { basePath: string };
@@ -44,6 +45,8 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
     let client: MediaGenClient;
     let app: StartedRoutes;
     let source: ReturnType<typeof memorySource>;
+    let uploads: Awaited<ReturnType<typeof suiteUploads>>;
+    let store: ReturnType<typeof uploads.at>;
     const submitted: string[] = [];
     const events: WebhookEvent[] = [];
 
@@ -57,21 +60,27 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       onError: () => {},
       cors: { origins: [ALLOWED_ORIGIN] },
       webhook: { secrets: ROUTE_SECRET, onEvent: (event: WebhookEvent) => void events.push(event) },
+      uploads: uploads.options,
       ...extra,
     });
 
     beforeAll(async () => {
       emulator = await startEmulator({
         port: 0,
+        // The upload cases' inputs are served by the app itself, on 127.0.0.1.
+        allowLoopbackInputs: true,
         config: { timeScale: 0.001, accounts: [{ id: 'acct_routes', tier: 'pro', balance: 15_000, keys: [{ key: KEY }] }] },
       });
       client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url, maxRetries: 0 });
       source = memorySource();
+      uploads = await suiteUploads();
       app = await target.start(options());
+      store = uploads.at(app.origin);
     });
     afterAll(async () => {
       await app?.close();
       await emulator?.close();
+      await uploads?.close();
     });
     beforeEach(() => {
       submitted.length = 0;
@@ -314,6 +323,15 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       // The owner may use her own generation as an input.
       const own = await submitAs('ada', { model: 'image-upscale', input_image: adaId });
       expect(own.status).toBe(202);
+    });
+
+    uploadCases({
+      origin: () => app.origin,
+      client: () => client,
+      store: () => store,
+      directory: () => uploads.directory,
+      submitted,
+      userCookie: (user) => `${USER_COOKIE}=${user}`,
     });
 
     it('a reconnect (Last-Event-ID) to a stream whose terminal state was sent answers 204, so an EventSource stops', async () => {

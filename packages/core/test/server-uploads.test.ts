@@ -260,6 +260,45 @@ describe('what an attacker or a careless page tries', () => {
     }
   });
 
+  it('tells the store the size a Content-Length declares (S3 then streams one PUT, no parts held), and none for a chunked body', async () => {
+    const file = new FileMediaStore({ directory, url: `${base}/api/uploads` });
+    const sizes: (number | undefined)[] = [];
+    const store = {
+      put: (key: string, body: ReadableStream<Uint8Array>, info: { contentType: string; size?: number }) => {
+        sizes.push(info.size);
+        return file.put(key, body, info);
+      },
+      move: (from: string, to: string) => file.move(from, to),
+      link: (key: string, options: { expiresAt: Date }) => file.link(key, options),
+      delete: (key: string) => file.delete(key),
+    };
+    const sized = createMediaGenHandler({
+      client,
+      identify: (request) => request.headers.get('x-user') ?? undefined,
+      authorize: () => true,
+      uploads: { store, secret: SECRET },
+      onError: () => {},
+    });
+    const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+      sized(
+        new Request('http://app.test/uploads', {
+          method: 'POST',
+          headers: { 'x-user': 'ada', 'content-type': 'image/png', ...headers },
+          body,
+          duplex: 'half',
+        } as RequestInit),
+      );
+    expect((await post(PNG, { 'content-length': String(PNG.length) })).status).toBe(201);
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(PNG));
+        controller.close();
+      },
+    });
+    expect((await post(chunked)).status).toBe(201);
+    expect(sizes).toEqual([PNG.length, undefined]);
+  });
+
   it('answers 404 on both routes when no store is configured', async () => {
     const bare = createMediaGenHandler({ client, allowAnonymous: true, onError: () => {} });
     expect(bare.route('POST', '/uploads')).toBeUndefined();

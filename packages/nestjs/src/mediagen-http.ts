@@ -61,6 +61,7 @@ export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApp
     });
     this.#handler = handler;
     if (routes) this.#routes = createNodeHandler(handler);
+    if (routes?.uploads) this.#leaveUploadsUnread();
     // The receiver sits at `webhook.path`, wherever the app wants it: it is the handler's webhook route.
     if (webhook) this.#webhook = createNodeHandler(handler, { url: () => `${handler.basePath}${APP_ROUTES.webhook}` });
     this.#wrapErrorHandler();
@@ -98,6 +99,33 @@ export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApp
     return this.#webhook!(req, nodeResponse(res));
   }
 
+  /**
+   * On Fastify, a body whose type has no parser (an upload's `image/png`, `video/mp4`…) is refused
+   * 415 before any route runs, and a parser that reads it would buffer it past core's limits. So a
+   * catch-all parser leaves the upload route's body unread, for core to stream from the Node
+   * request with its own limits; on every other route it refuses as Fastify does without one.
+   * (Express's parsers skip types they do not take: nothing to do there.)
+   */
+  #leaveUploadsUnread(): void {
+    const adapter = this.adapterHost.httpAdapter;
+    if (adapter?.getType() !== 'fastify') return;
+    const fastify = adapter.getInstance() as FastifyLike;
+    if (typeof fastify.addContentTypeParser !== 'function') return;
+    if (fastify.hasContentTypeParser?.('*')) {
+      this.#logger.warn(
+        'The app has its own catch-all content-type parser: it reads upload bodies before core can stream them with its limits.',
+      );
+      return;
+    }
+    const isUpload = (raw: { method?: string; url?: string }) =>
+      this.#handler?.route(raw.method ?? 'GET', (raw.url ?? '').split('?')[0]!) === 'uploads';
+    fastify.addContentTypeParser('*', (request, _payload, done) => {
+      if (isUpload(request.raw)) return done(null, undefined);
+      const type = request.headers?.['content-type'];
+      done(Object.assign(new Error(`Unsupported Media Type: ${type ?? ''}`), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }));
+    });
+  }
+
   #wrapErrorHandler(): void {
     const adapter = this.adapterHost.httpAdapter as { setErrorHandler?: (handler: ErrorHandler, prefix?: string) => unknown } | undefined;
     if (typeof adapter?.setErrorHandler !== 'function') return;
@@ -131,6 +159,19 @@ export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApp
   #fullPath(path: string): string {
     return routePath(this.appConfig.getGlobalPrefix(), path);
   }
+}
+
+/** The part of a Fastify instance the upload route needs. */
+interface FastifyLike {
+  addContentTypeParser(
+    type: string,
+    parser: (
+      request: { raw: { method?: string; url?: string }; headers?: Record<string, string | undefined> },
+      payload: unknown,
+      done: (error: Error | null, body?: unknown) => void,
+    ) => void,
+  ): void;
+  hasContentTypeParser?(type: string): boolean;
 }
 
 /**

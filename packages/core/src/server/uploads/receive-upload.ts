@@ -127,7 +127,10 @@ export async function receiveMedia(
       { highWaterMark: 0 },
     );
     const temporary = `upload-${globalThis.crypto.randomUUID()}.${format}`;
-    await store.put(temporary, body, { contentType: type }).catch((error: unknown) => {
+    // With its Content-Length (a browser's upload has one) the store is told the size: S3 then
+    // streams one PUT of it instead of buffering multipart parts (8 MiB per upload in memory).
+    const info = declared === undefined ? { contentType: type } : { contentType: type, size: declared };
+    await store.put(temporary, body, info).catch((error: unknown) => {
       throw refused ?? error;
     });
     const sha256 = hash.hex();
