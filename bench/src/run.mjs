@@ -24,6 +24,7 @@ const MEASUREMENTS = [
   ['ledger-reconciler', './ledger-reconciler.mjs'],
   ['streams', './streams.mjs'],
   ['completion-to-pixel', './completion-to-pixel.mjs'],
+  ['eta-error', './eta-error.mjs'],
 ];
 
 function peerVersions() {
