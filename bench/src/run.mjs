@@ -25,6 +25,7 @@ const MEASUREMENTS = [
   ['streams', './streams.mjs'],
   ['completion-to-pixel', './completion-to-pixel.mjs'],
   ['uploads', './uploads.mjs'],
+  ['eta-error', './eta-error.mjs'],
 ];
 
 function peerVersions() {

@@ -210,6 +210,27 @@ export function describeGenerationStoreConformance(target: GenerationStoreTarget
       for (const r of kept) expect((await store.get(r.key))?.key).toBe(r.key);
     });
 
+    it('recentCompleted: completed records only, most recently updated first, bounded by limit', async () => {
+      const store = await target.create();
+      // Optional in the interface (stores written before it); every store of this project has it.
+      expect(typeof store.recentCompleted).toBe('function');
+      const done = (id: string, updated_at: number) =>
+        makeRecord({ owner: 'eta', status: 'completed', generation_id: id, generation: generation(id, 'completed'), updated_at });
+      const records = [
+        done('eta-1', 100),
+        done('eta-3', 300),
+        done('eta-2', 200),
+        makeRecord({ owner: 'eta', status: 'processing', generation_id: 'eta-running', updated_at: 400 }),
+        makeRecord({ owner: 'eta', status: 'failed', generation_id: 'eta-failed', updated_at: 500 }),
+      ];
+      for (const r of records) await store.insert(r);
+      const recent = (await store.recentCompleted?.(2)) ?? [];
+      expect(recent.map((r) => r.generation_id)).toEqual(['eta-3', 'eta-2']);
+      expect(recent[0]?.generation?.status).toBe('completed');
+      expect(recent[0]?.params).toEqual(records[1]?.params);
+      expect(((await store.recentCompleted?.(10)) ?? []).map((r) => r.generation_id)).toEqual(['eta-3', 'eta-2', 'eta-1']);
+    });
+
     it('keeps every record under concurrent inserts and updates', async () => {
       const store = await target.create();
       const records = Array.from({ length: 40 }, () => makeRecord({ owner: 'busy' }));

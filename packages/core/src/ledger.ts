@@ -5,6 +5,14 @@
  * SQLite in `@mediagen/sqlite`, PostgreSQL in `@mediagen/postgres`. A separate entry, so apps
  * that only call the API don't bundle it.
  */
+
+export {
+  EtaEstimator,
+  type EtaEstimatorOptions,
+  type GenerationEta,
+  type RenderShape,
+  renderKey,
+} from './ledger/eta';
 export {
   createGenerationLedger,
   type GenerationLedger,

@@ -10,6 +10,7 @@
 export {
   followGeneration,
   type GenerateState,
+  type GenerationEta,
   type GenerationRequestError,
   type GenerationState,
   pollIntervalFor,

@@ -136,6 +136,12 @@ export class PostgresGenerationStore implements GenerationStore {
     return result.rowCount ?? 0;
   }
 
+  async recentCompleted(limit: number): Promise<GenerationRecord[]> {
+    // Read when a ledger starts (and every few minutes): a scan, no index kept for it on every write.
+    const result = await this.#query(`SELECT * FROM ${this.#table} WHERE status = 'completed' ORDER BY updated_at DESC LIMIT $1`, [limit]);
+    return result.rows.map(fromStoredRow);
+  }
+
   /** Ends the pool the store made from a connection string; a pool you passed stays yours. */
   async close(): Promise<void> {
     const owned = this.#ownedPool;

@@ -5,6 +5,7 @@
  * the SDK's client and its API key never reach a browser bundle.
  */
 
+export type { GenerationEta } from '@mediagen/core/ledger';
 export { type GenerationRequestError, networkError, requestErrorOf } from './errors';
 export { type FollowCallbacks, type FollowOptions, followGeneration, type Transport } from './follow';
 export { routeUrl } from './routes';

@@ -1,4 +1,5 @@
 import type { Generation, GenerationStatus } from '@mediagen/core';
+import type { GenerationEta } from '@mediagen/core/ledger';
 import { pollIntervalMs } from '@mediagen/core/wire';
 import { useEffect, useRef, useState } from 'react';
 import type { GenerationRequestError } from './errors';
@@ -43,6 +44,12 @@ export interface GenerationState {
   /** The generation's own failure (`status: failed`), or the route's refusal (a 4xx) that stopped following. */
   error: Generation['error'] | GenerationRequestError | undefined;
   isTerminal: boolean;
+  /**
+   * While it runs, when the server estimates it (the ledger's `eta`, from the app's own past
+   * renders, else the contract's typical range): the time left at p50 and p90, as of `as_of`.
+   * An estimate, labelled so (`estimate: true`, `basis`); undefined once terminal or unknown.
+   */
+  eta: GenerationEta | undefined;
   /** How updates come now: `stream`, `poll` (fallback), or undefined (not following). */
   transport: Transport | undefined;
 }
@@ -114,6 +121,13 @@ export function useGeneration(id: string | null | undefined, options: UseGenerat
     outputs: generation?.output_urls ?? (generation?.output_url ? [generation.output_url] : []),
     error: generation?.error ?? requestError,
     isTerminal: done,
+    eta: done ? undefined : etaOf(generation),
     transport: done || requestError || !transport || transport.id !== id ? undefined : transport.transport,
   };
+}
+
+/** The `eta` field of a stream event or status read, if it is an estimate (the server's; anything else is ignored). */
+function etaOf(generation: Generation | undefined): GenerationEta | undefined {
+  const eta = generation?.eta as GenerationEta | undefined;
+  return eta && typeof eta === 'object' && eta.estimate === true && typeof eta.remaining_p50_ms === 'number' ? eta : undefined;
 }

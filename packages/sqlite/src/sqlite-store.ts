@@ -21,7 +21,7 @@ export interface SqliteGenerationStoreOptions {
 }
 
 type Statements = Record<
-  'insert' | 'get' | 'byId' | 'update' | 'list' | 'listAfter' | 'due' | 'claim' | 'release' | 'purgeRefused',
+  'insert' | 'get' | 'byId' | 'update' | 'list' | 'listAfter' | 'due' | 'claim' | 'release' | 'purgeRefused' | 'recentCompleted',
   SqliteStatement
 >;
 
@@ -95,6 +95,11 @@ export class SqliteGenerationStore implements GenerationStore {
     return Number(sql.purgeRefused.run(before, limit).changes);
   }
 
+  async recentCompleted(limit: number): Promise<GenerationRecord[]> {
+    const { sql } = await this.#open();
+    return sql.recentCompleted.all(limit).map((r) => fromStoredRow(r as Record<string, unknown>));
+  }
+
   async close(): Promise<void> {
     const opened = this.#opened;
     this.#opened = undefined;
@@ -148,6 +153,8 @@ export class SqliteGenerationStore implements GenerationStore {
         purgeRefused: db.prepare(
           `DELETE FROM ${table} WHERE key IN (SELECT key FROM ${table} WHERE generation_id IS NULL AND status = 'failed' AND notified = 1 AND updated_at < ? LIMIT ?)`,
         ),
+        // Read when a ledger starts (and every few minutes): a scan, no index kept for it on every write.
+        recentCompleted: db.prepare(`SELECT * FROM ${table} WHERE status = 'completed' ORDER BY updated_at DESC LIMIT ?`),
       };
       return { db, sql };
     })();

@@ -4,6 +4,7 @@ import { CONTENT_POLICY_VIOLATION } from '@mediagen/core/wire';
 import { useGeneration } from '@mediagen/next/client';
 import { useEffect, useMemo, useState } from 'react';
 import { cardId, promptOf, type StudioGeneration } from '../../lib/generation';
+import { EtaLine } from './EtaLine';
 
 interface GalleryProps {
   generations: StudioGeneration[];
@@ -71,6 +72,7 @@ function Card({
           <strong className="card-model">{g.model}</strong>
         </div>
         {prompt ? <p className="prompt">{prompt}</p> : null}
+        {terminal || g.submitting ? null : <EtaLine eta={live.eta} />}
         {g.submitting ? (
           <p className="muted small" data-submitting="">
             Being submitted. The service may already have billed it: it is sent again with the same key, which is never billed twice.

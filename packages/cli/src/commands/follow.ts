@@ -1,4 +1,5 @@
 import { GenerationFailedError, isMediaGenError, type MediaGenClient, type ModelKind } from '@mediagen/core';
+import type { RenderShape } from '@mediagen/core/ledger';
 import { downloadOutputs } from '../download';
 import { OutputWriteError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -6,6 +7,7 @@ import { failureCharge, mayRetry, seconds, shellQuote, text } from '../format';
 import { onInterrupt } from '../interrupt';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
+import { loadRenderHistory } from '../render-history';
 
 export interface FollowOptions {
   /** Where the outputs go. Default: the current directory. */
@@ -22,6 +24,10 @@ export interface FollowContext {
   extra?: Record<string, unknown>;
   /** When the elapsed time counts from: the submit, for `generate --wait`. Default: now. */
   startedAt?: number;
+  /** The params that change render time (`generate`); `wait` knows only the model, from the first read. */
+  shape?: RenderShape;
+  /** Where render times are remembered. Default: the user's cache folder. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -36,11 +42,21 @@ export async function follow(
   id: string,
   kind: ModelKind | undefined,
   options: FollowOptions,
-  { results, extra = {}, startedAt = Date.now() }: FollowContext,
+  { results, extra = {}, startedAt = Date.now(), shape, env }: FollowContext,
 ): Promise<number> {
+  const history = await loadRenderHistory(env);
+  const shapeOf = (g: { model?: string } | undefined): RenderShape | undefined => shape ?? (g?.model ? { model: g.model } : undefined);
   const resume = `mediagen wait ${shellQuote(id)}${options.out ? ` --out ${shellQuote(options.out)}` : ''}`;
   return onInterrupt(async (signal) => {
-    const progress = createProgress(io, kind, { startedAt });
+    const progress = createProgress(io, kind, {
+      startedAt,
+      estimate(g, elapsedMs) {
+        const of = shapeOf(g);
+        // `wait` joins a render already under way: its age counts from the service's created_at.
+        const created = shape ? Number.NaN : Date.parse(g?.created_at ?? '');
+        return of && history.estimate(of, kind, Number.isFinite(created) ? Date.now() - created : elapsedMs);
+      },
+    });
     let generation: Awaited<ReturnType<MediaGenClient['generations']['wait']>>;
     try {
       generation = await client.generations.wait(id, { signal, onUpdate: (g) => progress.update(g) });
@@ -55,6 +71,10 @@ export async function follow(
       throw error;
     }
     progress.stop();
+    const rendered = shapeOf(generation);
+    if (generation.status === 'completed' && rendered && typeof generation.duration_ms === 'number') {
+      await history.record(rendered, generation.duration_ms);
+    }
     if (generation.status === 'failed') {
       if (options.json) io.json({ ...generation, ...extra });
       else io.err(`failed after ${seconds(generation.duration_ms)} · ${failureCharge(generation)} · request ${generation.request_id}`);

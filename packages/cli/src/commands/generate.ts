@@ -88,6 +88,7 @@ async function submitAndFollow(
     results: resultsAsked(model, params),
     extra: { idempotency_key: idempotencyKey },
     startedAt,
+    shape: params,
   });
 }
 

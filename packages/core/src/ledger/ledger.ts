@@ -13,6 +13,7 @@ import { isPlausibleId } from '../util/plausible-id';
 import type { WebhookEvent } from '../webhooks/verify';
 import { pollIntervalMs } from '../wire/timing';
 import { ConfirmedLinks } from './confirmed-links';
+import { type EtaEstimatorOptions, type GenerationEta, renderTimes } from './eta-history';
 import type { OutputSink } from './output-sink';
 import { persistOutputs } from './persist-outputs';
 import { precedence } from './precedence';
@@ -74,6 +75,12 @@ export interface GenerationLedgerOptions {
   /** Timers for `start()`. Default the global ones. */
   setTimeout?(callback: () => void, ms: number): unknown;
   clearTimeout?(timer: unknown): void;
+  /**
+   * Estimates of time remaining (`eta`), from the render times of this app's own completed
+   * generations: how many are kept per model and render params, and how often the history is
+   * read again from the store (to learn what other instances saw; default every 5 min).
+   */
+  eta?: EtaEstimatorOptions & { refreshMs?: number };
   /** Sees failures the ledger recovers from (a poll or resend that failed, a handler that threw). */
   onError?(error: unknown, record?: LedgerGeneration): void;
 }
@@ -127,8 +134,21 @@ export interface GenerationLedger {
   applyEvent(event: WebhookEvent): Promise<LedgerGeneration | undefined>;
   /** A Generation read anywhere (a poll, `wait()`'s `onUpdate`): applied through the same rule. */
   apply(generation: Generation): Promise<LedgerGeneration | undefined>;
-  /** `client.generations.wait` for the owner's generation, every status it sees applied. */
-  wait(owner: string, id: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<LedgerGeneration>;
+  /**
+   * `client.generations.wait` for the owner's generation, every status it sees applied;
+   * `onUpdate` gets each status read with the estimate of time remaining (`eta`) while it runs.
+   */
+  wait(
+    owner: string,
+    id: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number; onUpdate?(generation: Generation & { eta?: GenerationEta }): void },
+  ): Promise<LedgerGeneration>;
+  /**
+   * An estimate of the time `generation` has left (p50 and p90), from this app's past renders of
+   * its model with the same render params (duration, resolution, number of results), else the
+   * contract's typical range for its kind; undefined once it is terminal, or when nothing is known.
+   */
+  eta(generation: { generation_id: string | null; status: string; model: string; created_at?: string }): GenerationEta | undefined;
   /** One pass: resends unfinished intents, polls generations without news, hands over terminal states. */
   reconcile(): Promise<ReconcileReport>;
   /** Runs `reconcile()` every `tickMs` until `stop()`. */
@@ -159,6 +179,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   /** Records whose terminal state this instance is handing over right now. */
   const notifying = new Set<string>();
   const confirmed = new ConfirmedLinks(options.confirmedLinksMax);
+  const times = renderTimes(store, now, options.eta);
   /** The report of the pass following each record right now, so its handovers and failures are counted there. */
   const following = new Map<string, ReconcileReport>();
   const report = (error: unknown, record?: GenerationRecord) => {
@@ -202,6 +223,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   /** The contract's interval for the model's kind (image 2 s, video 4 s), from the cached list. */
   async function intervalFor(model: string): Promise<number> {
     const found = await client.models.find(model).catch(() => undefined);
+    times.kindOf(model, found?.kind);
     return pollIntervalMs(found?.kind);
   }
 
@@ -234,6 +256,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       patch.updated_at = now();
       const updated = await store.update(current.key, current.version, patch);
       if (updated) {
+        times.saw(updated);
         if (verdict === 'advance' && isTerminalStatus(updated.status)) await notify(updated);
         return updated;
       }
@@ -346,6 +369,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       throw routeError('INVALID_BODY', `The params nest deeper than ${MAX_NESTING} levels.`);
     }
     const model = await client.models.find(params.model).catch(() => undefined);
+    times.kindOf(params.model, model?.kind);
     if (!model) return;
     let issues: ReturnType<typeof validateParams> = [];
     try {
@@ -467,7 +491,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       checkOwner(owner);
       const record = await find(id);
       if (!record || record.owner !== owner) return undefined;
-      return viewOf(await refresh(record));
+      return times.view(await refresh(record));
     },
 
     async list(owner, listOptions = {}) {
@@ -478,7 +502,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       const shown = page.slice(0, limit);
       const fresh = await Promise.all(shown.map((r) => refresh(r)));
       const last = shown[shown.length - 1];
-      return { generations: fresh.map(viewOf), next_cursor: page.length > limit && last ? formatCursor(last) : null };
+      return { generations: fresh.map(times.view), next_cursor: page.length > limit && last ? formatCursor(last) : null };
     },
 
     async adopt(owner, submitted, params) {
@@ -518,15 +542,29 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       if (!record || record.owner !== owner || !record.generation_id) {
         throw new ConfigurationError(oneLine(`No generation ${id} of this owner to wait for.`));
       }
+      times.saw(record);
+      const { onUpdate, ...rest } = waitOptions;
       const generation = await client.generations.wait(record.generation_id, {
-        ...waitOptions,
-        onUpdate: (g) => void ledger.apply(g).catch((error: unknown) => report(error, record)),
+        ...rest,
+        onUpdate: (g) => {
+          void ledger.apply(g).catch((error: unknown) => report(error, record));
+          if (!onUpdate) return;
+          const eta = times.eta(g);
+          try {
+            onUpdate(eta ? { ...g, eta } : g);
+          } catch (error) {
+            report(error, record);
+          }
+        },
       });
       return (await ledger.apply(generation)) ?? viewOf(record);
     },
 
+    eta: (generation) => times.eta(generation),
+
     async reconcile() {
       await purge();
+      await times.refresh().catch((error: unknown) => report(error));
       const due = await store.due(now(), batch);
       const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0, errors: 0 };
       await Promise.all(

@@ -75,6 +75,12 @@ export class MemoryGenerationStore implements GenerationStore {
     return purged;
   }
 
+  async recentCompleted(limit: number): Promise<GenerationRecord[]> {
+    const done = [...this.#records.values()].filter((r) => r.status === 'completed');
+    done.sort((a, b) => b.updated_at - a.updated_at);
+    return done.slice(0, limit).map((r) => structuredClone(r));
+  }
+
   #put(record: GenerationRecord): void {
     this.#records.set(record.key, record);
     if (record.generation_id !== null) this.#byGenerationId.set(record.generation_id, record.key);

@@ -51,4 +51,11 @@ export interface GenerationStore {
    * ledger's retention rule for refusals; a generation the service accepted is never deleted here.
    */
   purgeRefused(before: number, limit: number): Promise<number>;
+  /**
+   * Up to `limit` `completed` records, the most recently updated first: the render times the
+   * ledger's estimates of time remaining are rebuilt from when it starts (and now and then, to
+   * learn what other instances saw). Optional, so a store written before it still works: without
+   * it, each instance learns only from the completions it records itself.
+   */
+  recentCompleted?(limit: number): Promise<GenerationRecord[]>;
 }

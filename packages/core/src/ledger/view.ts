@@ -1,4 +1,5 @@
 import type { GenerateParams, Generation } from '../types';
+import type { GenerationEta } from './eta';
 import type { GenerationRecord } from './record';
 
 /**
@@ -20,6 +21,8 @@ export interface LedgerGeneration extends KnownGenerationFields {
    * not carry. The owner's own input: served only to that owner (`get`/`list` check it).
    */
   params: GenerateParams;
+  /** While it runs: an estimate of the time it has left, from this app's past renders (`ledger.eta`). */
+  eta?: GenerationEta;
 }
 
 /** The resource's named fields without its index signature (which `Omit` would keep alone). */

@@ -8,6 +8,7 @@ import { serviceProblem, settingProblems, warnAtStart, webhookSecrets } from './
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { defaultOnError } from './default-on-error';
 import { errorResponse } from './error-reply';
+import { etaOf } from './eta';
 import { feedStream, freshGenerationStream, streamRefused } from './event-stream';
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
@@ -51,7 +52,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   const { client, cors } = options;
   const basePath = normalizeBasePath(options.basePath);
   const rules = createMediaGenActions(options);
-  const hub = new StreamHub(client, options.stream);
+  const hub = new StreamHub(client, options.stream, etaOf(options));
   // A stream's first read: the same owner check as the status route, the status from the hub's shared reads.
   const streamRead = ownedRead(options);
   const shownModels = options.allowModels ? new Set(options.allowModels) : undefined;

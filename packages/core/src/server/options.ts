@@ -1,5 +1,6 @@
 import type { MediaGenClient } from '../client';
 import type { GenerationEvents } from '../events/generation-events';
+import type { GenerationEta } from '../ledger/eta';
 import type { GenerateParams, Generation, SubmitResponse } from '../types';
 import type { BodyLimit } from '../util/limit';
 import type { WebhookDedupeStore } from '../webhooks/dedupe';
@@ -110,6 +111,12 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
   authorize?(context: MediaGenContext<Platform>, generation: Generation): boolean | Promise<boolean>;
   /** Where submits are recorded and reads are scoped (the generation ledger, the app's own table). */
   source?: GenerationSource;
+  /**
+   * An estimate of the time a running generation has left, added as `eta` to status reads and
+   * stream events. Default: the source's (`ledgerSource(ledger)` passes `ledger.eta`, from the
+   * app's own past renders); with neither, no `eta` is sent.
+   */
+  eta?(generation: Generation): GenerationEta | undefined;
   /** Model slugs the browser may submit and see; default: every model of the account. */
   allowModels?: readonly string[];
   /** Param keys the browser may send; default `DEFAULT_ALLOWED_PARAMS`. Others get 422 INVALID_BODY. */

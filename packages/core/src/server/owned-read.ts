@@ -1,6 +1,7 @@
 import { isMediaGenError } from '../errors';
 import type { Generation } from '../types';
 import { isPlausibleId } from '../util/plausible-id';
+import { etaOf } from './eta';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { notFound } from './route-error';
 import { userOf } from './user';
@@ -20,6 +21,7 @@ export function ownedRead<Platform>(options: MediaGenHandlerOptions<Platform>): 
   const { client, source } = options;
   const allowModels = options.allowModels ? new Set(options.allowModels) : undefined;
   const live: StatusRead = (id) => client.generations.get(id);
+  const withEta = etaOf(options);
   return async (id, context, read = live) => {
     userOf(options, context);
     // A path segment that cannot be an id is an unknown id: 404, and no store or service asked.
@@ -39,6 +41,6 @@ export function ownedRead<Platform>(options: MediaGenHandlerOptions<Platform>): 
           });
     if (allowModels && !allowModels.has(generation.model)) throw notFound();
     if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
-    return generation;
+    return withEta(generation);
   };
 }

@@ -1,4 +1,5 @@
-import type { GenerateParams, SubmitResponse } from '../types';
+import type { GenerationEta } from '../ledger/eta';
+import type { GenerateParams, Generation, SubmitResponse } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
 
 /** One submit the handler made, as it hands it to the app's source of generations. */
@@ -44,6 +45,8 @@ export interface GenerationSource {
     params: GenerateParams,
     input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
   ): Promise<SubmitResponse>;
+  /** An estimate of the time a running generation has left (the ledger's `eta`), sent as `eta` on reads and stream events. */
+  eta?(generation: Generation): GenerationEta | undefined;
   /** Each verified webhook event, before the app's `webhook.onEvent` (the ledger applies it). A throw answers 5xx: the service redelivers. */
   onEvent?(event: WebhookEvent): unknown;
 }

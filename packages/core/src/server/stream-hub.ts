@@ -80,8 +80,12 @@ export class StreamHub {
   readonly #clearInterval: (timer: unknown) => void;
   #timer: unknown;
 
-  constructor(client: MediaGenClient, options: StreamOptions = {}) {
+  /** Adds the estimate of time remaining to a running generation's events (none by default). */
+  readonly #withEta: (generation: Generation) => Generation;
+
+  constructor(client: MediaGenClient, options: StreamOptions = {}, withEta: (generation: Generation) => Generation = (g) => g) {
     this.#client = client;
+    this.#withEta = withEta;
     // Installed now, before any follower's wait() starts, so those waits race the webhook too.
     eventsOf(client);
     this.maxStreams = options.maxStreams ?? 10_000;
@@ -98,10 +102,13 @@ export class StreamHub {
     return this.#connections.size;
   }
 
-  /** `generation` as JSON, serialised once per handler however many formats and streams send it. */
+  /**
+   * `generation` as JSON, serialised once per handler however many formats and streams send it,
+   * with its `eta` while it runs: estimated once per state, as the event is made.
+   */
   #serialised(generation: Generation): string {
     let text = this.#json.get(generation);
-    if (text === undefined) this.#json.set(generation, (text = JSON.stringify(generation)));
+    if (text === undefined) this.#json.set(generation, (text = JSON.stringify(this.#withEta(generation))));
     return text;
   }
 
