@@ -9,7 +9,15 @@ export * from './errors';
 export type { TerminalEventListener } from './events/event-listener';
 export { type GenerationEvents, MemoryGenerationEvents } from './events/generation-events';
 export { Gate } from './gate/gate';
-export { type GateGrant, type GateLimits, type GateStore, MemoryGateStore, type MemoryGateStoreOptions } from './gate/store';
+export {
+  type GateGrant,
+  type GateLimit,
+  type GateLimits,
+  type GateStore,
+  type GateWait,
+  MemoryGateStore,
+  type MemoryGateStoreOptions,
+} from './gate/store';
 export type { Logger, LogLevel } from './http/log';
 export { RESPONSE, type ResponseMeta, type WithResponse } from './http/response-meta';
 export type { RequestHookInfo, RequestOptions, ResponseHookInfo, RetryInfo } from './http/transport';

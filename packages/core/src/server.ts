@@ -4,6 +4,7 @@
  * rule set. A separate entry, so apps that only call the API don't bundle it.
  */
 
+export { type QueueGateStoreOptions, queueGateStore } from './gate/queue-store';
 export { DEFAULT_ALLOWED_PARAMS, type MediaGenActions, type SubmitInput } from './server/actions';
 export type { CorsOptions } from './server/cors';
 export { isRefusedDelivery } from './server/default-on-error';

@@ -117,7 +117,7 @@ describe('gate feedback', () => {
     store.hit(500); // a resend due at 500
     expect('token' in store.acquire({ perMinute: 2, maxConcurrent: 5 })).toBe(true); // a hit at 0
     const full = store.acquire({ perMinute: 2, maxConcurrent: 5 });
-    expect(full).toEqual({ waitMs: 1_000 }); // the oldest (0) leaves the window first
+    expect(full).toEqual({ waitMs: 1_000, limit: 'per_minute' }); // the oldest (0) leaves the window first
     now = 1_000;
     expect('token' in store.acquire({ perMinute: 2, maxConcurrent: 5 })).toBe(true);
   });

@@ -22,14 +22,14 @@ describe('MemoryGateStore', () => {
     const a = store.acquire(limits);
     const b = store.acquire(limits);
     expect('token' in a && 'token' in b).toBe(true);
-    expect(store.acquire(limits)).toEqual({ waitMs: 100 }); // concurrency full
+    expect(store.acquire(limits)).toEqual({ waitMs: 100, limit: 'max_concurrent' }); // concurrency full
     store.bind((a as { token: string }).token, 'gen-a');
     store.release((b as { token: string }).token); // a failed submit gives its slot back
     expect(store.inFlight).toBe(1);
     expect('token' in store.acquire(limits)).toBe(true); // third submit of the minute
     store.settle('gen-a');
     now += 10_000;
-    expect(store.acquire(limits)).toEqual({ waitMs: 50_000 }); // rate full until the first hit leaves the window
+    expect(store.acquire(limits)).toEqual({ waitMs: 50_000, limit: 'per_minute' }); // rate full until the first hit leaves the window
     now += 50_000;
     expect('token' in store.acquire(limits)).toBe(true);
   });

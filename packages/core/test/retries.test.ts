@@ -176,16 +176,26 @@ describe('retries per the spec client guidance', () => {
     expect(patient.server.requests).toHaveLength(2);
   });
 
-  it('an abort during the back-off sleep rejects at once and sends nothing more', async () => {
-    // A 5-minute Retry-After: the abort lands in the sleep however slowly this test runs.
-    const { client, server, retries } = await setup((_req, res) => json(res, 503, errorBody('PROVIDER_DOWN'), { 'retry-after': '300' }));
+  it("an abort during the back-off of a sent submit does not cut it: it runs to the service's answer (never an AbortError, which says nothing was sent)", async () => {
+    // A 1 s Retry-After: the abort lands in the sleep (the retry hook is called before it).
+    let n = 0;
+    const { client, server, retries } = await setup((_req, res) =>
+      n++ === 0 ? json(res, 503, errorBody('PROVIDER_DOWN'), { 'retry-after': '1' }) : json(res, 202, submitted),
+    );
     const controller = new AbortController();
     const pending = client.generations.create(params, { signal: controller.signal });
     await vi.waitFor(() => expect(retries).toHaveLength(1), { timeout: 15_000 });
-    expect(retries[0]!.delayMs).toBe(300_000);
     controller.abort();
-    await expect(pending).rejects.toBeInstanceOf(AbortError);
-    expect(server.requests).toHaveLength(1);
+    expect((await pending).generation_id).toBe(submitted.generation_id);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('an abort before the send point sends nothing', async () => {
+    const { client, server } = await setup((_req, res) => json(res, 202, submitted));
+    const controller = new AbortController();
+    controller.abort();
+    await expect(client.generations.create(params, { signal: controller.signal })).rejects.toBeInstanceOf(AbortError);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('an abort cancels the in-flight request', async () => {

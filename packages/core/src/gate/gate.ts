@@ -1,5 +1,6 @@
 import { MediaGenError, RateLimitError } from '../errors';
 import { RETRY_AFTER_MAX_MS } from '../http/retry-after';
+import type { RequestOptions } from '../http/transport';
 import type { RateLimitInfo } from '../types';
 import { sleep } from '../util/sleep';
 import { answerMayBeLost } from './answer-lost';
@@ -73,11 +74,13 @@ export class Gate {
   }
 
   /**
-   * @internal Waits for a submit slot; undefined when no limits are known.
+   * @internal Waits for a submit slot; undefined when no limits are known. The submit's options
+   * go to the store with each ask (`GateStore.acquire`): a store that queues tells `onQueue`.
    * A resend under the idempotency key of a submit whose answer was lost takes back that
    * submit's slot (the service counts one generation for both) and only a rate hit.
    */
-  async acquire(signal?: AbortSignal, idempotencyKey?: string): Promise<string | undefined> {
+  async acquire(options: RequestOptions = {}): Promise<string | undefined> {
+    const { signal, idempotencyKey } = options;
     const store = this.#store;
     const held = idempotencyKey === undefined ? undefined : this.#held.get(idempotencyKey);
     if (held !== undefined) this.#held.delete(idempotencyKey!);
@@ -88,17 +91,19 @@ export class Gate {
     }
     const giveUpAt = Date.now() + this.#maxWaitMs;
     for (;;) {
-      this.#latest ??= await this.#limits();
-      const limits = this.#latest;
+      const limits = (this.#latest ??= await this.#limits());
       if (!limits) return undefined;
       const paused = this.#pausedUntil - Date.now();
       const grant =
         paused > 0
           ? { waitMs: paused }
-          : await store.acquire({
-              perMinute: limits.per_minute ?? Infinity,
-              maxConcurrent: limits.max_concurrent ?? Infinity,
-            });
+          : await store.acquire(
+              {
+                perMinute: limits.per_minute ?? Infinity,
+                maxConcurrent: limits.max_concurrent ?? Infinity,
+              },
+              options,
+            );
       if ('token' in grant) return grant.token;
       // Why a submit found no slot in time. The usual cause: `max_concurrent` generations were
       // submitted with `create()` and nothing told the gate they finished.
@@ -129,7 +134,9 @@ export class Gate {
   /** @internal The submit was accepted. */
   async bind(token: string | undefined, generationId: string): Promise<void> {
     // The submit succeeded: a store failure here must not turn it into an error (the slot lapses by its TTL).
-    if (token !== undefined) await Promise.resolve(this.#store.bind(token, generationId)).catch(() => {});
+    try {
+      if (token !== undefined) await this.#store.bind(token, generationId);
+    } catch {}
   }
 
   /**

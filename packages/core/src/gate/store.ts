@@ -4,6 +4,8 @@
  * processes of one account; each method must be atomic in such a store.
  */
 
+import type { RequestOptions } from '../http/transport';
+
 export interface GateLimits {
   /** Submits per minute (`rate_limit.per_minute`). */
   perMinute: number;
@@ -11,12 +13,40 @@ export interface GateLimits {
   maxConcurrent: number;
 }
 
-/** A submit slot (`token`), or how long to wait before asking again. */
-export type GateGrant = { token: string } | { waitMs: number };
+/**
+ * What holds a waiting submit: the per-minute rate, the `max_concurrent` slots, or the
+ * `Retry-After` of a 429 met by a process on the account.
+ */
+export type GateLimit = 'per_minute' | 'max_concurrent' | 'retry_after';
+
+/**
+ * Where a submit waiting for a gate slot stands, as a store that queues tells the submit's
+ * `onQueue` (`RequestOptions`) at each wait.
+ */
+export interface GateWait {
+  /** Its place in line, 1 first, among every submit waiting on the store (every process, on Redis). */
+  position: number;
+  /** What holds the line (the first in it), when the store says. */
+  limit?: GateLimit;
+  /**
+   * The earliest it can go (epoch ms), when known: its turn in the rate window, or the end of a
+   * 429's `Retry-After`. Absent while `max_concurrent` holds it (a slot frees when a generation ends).
+   */
+  notBefore?: number;
+}
+
+/** A submit slot (`token`), or how long to wait before asking again (and, when the store says, why). */
+export type GateGrant = { token: string } | { waitMs: number; limit?: GateLimit };
 
 export interface GateStore {
-  /** Takes one submit in the rate window and one in-flight slot, or says how long to wait. */
-  acquire(limits: GateLimits): GateGrant | Promise<GateGrant>;
+  /**
+   * Takes one submit in the rate window and one in-flight slot, or says how long to wait.
+   * `submit` is the waiting submit's options, the same object at each of its asks: a store may
+   * serve submits first come, first served and tell each one's `onQueue` where it stands
+   * (`queueGateStore` in `@mediagen/core/server`, `RedisGateStore`). A submit that stops asking
+   * (aborted, or past `maxWaitMs`) must lapse from such a queue by itself.
+   */
+  acquire(limits: GateLimits, submit?: RequestOptions): GateGrant | Promise<GateGrant>;
   /** The submit was accepted: the slot now belongs to the generation. */
   bind(token: string, generationId: string): void | Promise<void>;
   /** The submit failed: the slot is given back (the rate hit stays, the service counted it). */
@@ -80,9 +110,9 @@ export class MemoryGateStore implements GateStore {
   acquire(limits: GateLimits): GateGrant {
     const now = this.#now();
     this.#expire(now);
-    if (this.#pausedUntil > now) return { waitMs: this.#pausedUntil - now };
-    if (this.#hits.length >= limits.perMinute) return { waitMs: Math.max(1, this.#hits[0]! + this.#window - now) };
-    if (this.#inFlight.size >= limits.maxConcurrent) return { waitMs: this.#poll };
+    if (this.#pausedUntil > now) return { waitMs: this.#pausedUntil - now, limit: 'retry_after' };
+    if (this.#hits.length >= limits.perMinute) return { waitMs: Math.max(1, this.#hits[0]! + this.#window - now), limit: 'per_minute' };
+    if (this.#inFlight.size >= limits.maxConcurrent) return { waitMs: this.#poll, limit: 'max_concurrent' };
     const token = `submit-${++this.#seq}`;
     this.hit(now);
     this.#inFlight.set(token, now + this.#ttl);

@@ -1,4 +1,5 @@
 import { AbortError, APIError, ConnectionError, MediaGenError, TimeoutError } from '../errors';
+import type { GateWait } from '../gate/store';
 import { redact, sanitizeCause } from '../util/redact';
 import { sleep } from '../util/sleep';
 import { Deadlines } from './deadline';
@@ -67,6 +68,12 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Resends after the first attempt. */
   maxRetries?: number;
+  /**
+   * A submit (`create`, `run`) waiting for a slot of the client's gate: told at each wait where
+   * it stands, by a gate store that queues (`queueGateStore`, `RedisGateStore`). A throw fails
+   * the submit before it is sent (nothing is charged).
+   */
+  onQueue?: (wait: GateWait) => void;
 }
 
 export interface Request extends RequestOptions {

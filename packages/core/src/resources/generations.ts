@@ -46,7 +46,7 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-export type RunOptions = WaitOptions & Pick<RequestOptions, 'idempotencyKey' | 'maxRetries'>;
+export type RunOptions = WaitOptions & Pick<RequestOptions, 'idempotencyKey' | 'maxRetries' | 'onQueue'>;
 
 export interface DownloadOptions {
   /** Which output (`output_urls[index]`). Default 0. */
@@ -101,10 +101,16 @@ export class Generations {
       params = ((await this.#config.inputs?.(params as GenerateParams, options.signal)) ?? params) as TypedGenerateParams;
       const gate = this.#config.gate;
       const list = await this.#check(params, options.signal);
-      const token = await gate?.acquire(options.signal, options.idempotencyKey);
+      const token = await gate?.acquire(options);
       try {
+        // The send point. Aborted by now, nothing went out and nothing is charged: every
+        // `AbortError` out of `create` means so. From here the submit runs to the service's answer
+        // whatever the signal (its timeouts and resends bound it), so an abort never leaves it
+        // unknown whether a generation was billed: `run` then stops following it, billed.
+        if (options.signal?.aborted) throw new AbortError(undefined, options.signal.reason);
         const { data, meta } = await this.#transport.request<SubmitResponse>({
           ...options,
+          signal: undefined,
           ...({ method: 'POST', path: '/api/v1/generate' } satisfies EndpointRequest<'generate'>),
           body: params,
           idempotencyKey,
@@ -258,9 +264,10 @@ export class Generations {
    * resending with that key (or waiting on that id) never bills a second generation.
    */
   async run(params: TypedGenerateParams, options: RunOptions = {}): Promise<Generation & WithResponse> {
-    const { maxRetries, signal } = options;
     const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
-    const submitted = await this.create(params, { idempotencyKey, maxRetries, signal });
+    // The submit takes its own options from these (`signal`, `maxRetries`, `onQueue`): not
+    // `timeoutMs`, which here is the whole wait's deadline, not one attempt's.
+    const submitted = await this.create(params, { ...options, idempotencyKey, timeoutMs: undefined });
     try {
       const generation = await this.#poll(submitted.generation_id, options, true);
       if (generation.status === 'failed') throw new GenerationFailedError(generation);

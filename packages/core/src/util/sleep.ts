@@ -8,7 +8,6 @@ export const TIMER_MAX_MS = 2 ** 31 - 1;
  * delay a timer takes (about 24.8 days): past it, a timer fires at once instead.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(new AbortError(undefined, signal.reason));
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
@@ -21,6 +20,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       },
       Math.min(ms, TIMER_MAX_MS),
     );
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // One way to reject, aborted already or later (an aborted signal fires no more events).
+    signal?.aborted ? onAbort() : signal?.addEventListener('abort', onAbort);
   });
 }
