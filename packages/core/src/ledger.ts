@@ -5,6 +5,16 @@
  * SQLite in `@mediagen/sqlite`, PostgreSQL in `@mediagen/postgres`. A separate entry, so apps
  * that only call the API don't bundle it.
  */
+
+export {
+  type BatchItemResult,
+  type BatchItemStatus,
+  type BatchOptions,
+  type BatchProgress,
+  type BatchResult,
+  runBatch,
+} from './ledger/batch';
+export { BATCH_ID_MAX, batchItemKey } from './ledger/batch-key';
 export {
   createGenerationLedger,
   type GenerationLedger,
