@@ -1,6 +1,7 @@
 import { createSha256 } from '../crypto/sha256';
 import { ConfigurationError } from '../errors';
 import type { GenerateParams } from '../types';
+import { MAX_NESTING, nestsDeeperThan } from '../util/nesting';
 
 /** Longest batch id: with the index and the content digest the item key stays far under 255 characters. */
 export const BATCH_ID_MAX = 128;
@@ -33,6 +34,8 @@ export function canonicalParams<T>(value: T): T {
  */
 export function batchItemKey(batchId: string, index: number, params: GenerateParams): string {
   checkBatchId(batchId);
+  // Before the recursive copy below meets a value from outside.
+  if (nestsDeeperThan(params)) throw new ConfigurationError(`Item ${index} nests deeper than ${MAX_NESTING} levels.`);
   const hash = createSha256();
   hash.update(new TextEncoder().encode(JSON.stringify(canonicalParams(params))));
   return `batch:${batchId}:${index}:${hash.hex().slice(0, 24)}`;

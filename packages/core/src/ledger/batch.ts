@@ -195,12 +195,18 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
   /** Polls to the end, every state seen applied to the ledger (which persists outputs and hands over). */
   async function follow(view: LedgerGeneration): Promise<LedgerGeneration> {
     const id = view.generation_id as string;
+    // Applied one after another, and awaited before the item counts as settled: the apply that
+    // sees the terminal state is the one that stores the outputs and hands the item over.
+    let applied: Promise<unknown> = Promise.resolve();
     const generation = await client.generations.wait(id, {
       ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
       ...(options.waitTimeoutMs === undefined ? {} : { timeoutMs: options.waitTimeoutMs }),
       ...(signal ? { signal } : {}),
-      onUpdate: (g: Generation) => void ledger.apply(g).catch(() => {}),
+      onUpdate: (g: Generation) => {
+        applied = applied.then(() => ledger.apply(g)).catch(() => {});
+      },
     });
+    await applied;
     return (await ledger.apply(generation)) ?? view;
   }
 
