@@ -130,7 +130,10 @@ export async function batchCommand(file: string, options: BatchOptions, io: Io):
     if (options.json) io.json({ ...omitItems(result), results: path });
     else io.out(`${summary}\nresults: ${path}`);
     if (result.interrupted) {
-      io.err('Interrupted. Requests already submitted are not cancelled: they render and are billed (the contract has no cancel).');
+      const sent = result.items.filter((i) => i.status === 'unfinished' && i.generation).length;
+      io.err(
+        `Interrupted: ${sent} submitted request(s) keep rendering and are billed (the contract has no cancel); ${result.unfinished - sent} not sent.`,
+      );
       io.err(`Resume with (nothing billed or downloaded twice): ${resume}`);
       return EXIT.interrupted;
     }
