@@ -18,6 +18,7 @@ const MEASUREMENTS = [
   ['bundle-size', './bundle-size.mjs'],
   ['cold-start', './cold-start.mjs'],
   ['batch-throughput', './batch-throughput.mjs'],
+  ['batch-ledger', './batch-ledger.mjs'],
   ['emulator-capacity', './emulator-capacity.mjs'],
   ['wait-latency', './wait-latency.mjs'],
   ['ledger-submit', './ledger-overhead.mjs'],

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { Gate, MediaGenClient } from '@mediagen/core';
 import { startEmulator } from '@mediagen/emulator';
 import { Redis } from 'ioredis';
+import { BATCH_FULL_RUNS, BATCH_QUICK_RUNS, batchCrashPart, batchCrashReport } from './batch-crash.mjs';
 import { crashPart, crashReport, DIE_WITH_PARENT, FULL_RUNS, QUICK_RUNS } from './crash.mjs';
 import { freePort } from './ports.mjs';
 import { startOwnRedis } from './redis-server.mjs';
@@ -196,6 +197,16 @@ if (!deadlinePassed) {
   console.log(['', ...crashReport(crash, runs), ...uploadCrashReport(uploads, uploadRuns)].join('\n'));
   console.log(failed.length === 0 ? 'part 4: all invariants hold' : `PART 4 INVARIANTS FAILED:\n  ${failed.join('\n  ')}`);
   if (failed.length > 0) exitCode = 1;
+  // Part 4b: a CLI batch killed mid-run and resumed (src/batch-crash.mjs).
+  const batch = await batchCrashPart({ runs: quick ? BATCH_QUICK_RUNS : BATCH_FULL_RUNS, log }).catch((error) => ({
+    counts: { runs: 0 },
+    failures: [`part 4b did not run: ${error?.message ?? error}`],
+  }));
+  console.log(['', ...batchCrashReport(batch)].join('\n'));
+  console.log(
+    batch.failures.length === 0 ? 'part 4b: all invariants hold' : `PART 4B INVARIANTS FAILED:\n  ${batch.failures.join('\n  ')}`,
+  );
+  if (batch.failures.length > 0) exitCode = 1;
 }
 process.exit(exitCode);
 

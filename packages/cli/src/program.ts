@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { batchCommand } from './commands/batch';
 import { creditsCommand } from './commands/credits';
 import { emulatorCommand } from './commands/emulator';
 import { estimateCommand } from './commands/estimate';
@@ -100,6 +101,17 @@ export function buildProgram(io: Io, setExitCode: (code: number) => void): Comma
     .option('--out <dir>', 'where to download the outputs (default: the current directory)')
     .option('--no-download', 'print the result without downloading')
     .action(run(async (id: string, options) => waitCommand(id, options, io)));
+
+  withService(
+    program
+      .command('batch')
+      .description('run a JSON Lines file of requests: the total price first, then within the account limits, with progress and downloads'),
+  )
+    .argument('<jobs.jsonl>', 'one JSON object of generate params per line, e.g. {"model":"image-fast","prompt":"a cat"}')
+    .option('--out <dir>', 'where the outputs, results.jsonl and the state for --resume go (required)')
+    .option('--yes', 'do not ask before spending (required when stdin is not a terminal)')
+    .option('--resume', 'carry on a batch stopped by Ctrl-C or a kill: nothing is billed or downloaded twice')
+    .action(run(async (file: string, options) => batchCommand(file, options, io)));
 
   withService(program.command('get').description('a generation as it stands now'))
     .argument('<id>', 'generation id')

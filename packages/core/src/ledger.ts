@@ -7,6 +7,15 @@
  */
 
 export {
+  type BatchItemResult,
+  type BatchItemStatus,
+  type BatchOptions,
+  type BatchProgress,
+  type BatchResult,
+  runBatch,
+} from './ledger/batch';
+export { BATCH_ID_MAX, batchItemKey } from './ledger/batch-key';
+export {
   EtaEstimator,
   type EtaEstimatorOptions,
   type GenerationEta,
