@@ -81,6 +81,8 @@ const NOT_ERROR_CODES = new Map<string, string>([
   ['UND_ERR_SOCKET', "undici's socket error code"],
   ['ENOTFOUND', "Node's DNS lookup error code (the emulator's input fetch answers a lookup with it)"],
   ['EINPUTREFUSED', "the emulator's input fetch: a lookup refused by its address policy, as a Node errno-style code on the socket error"],
+  ['EEXIST', "Node's file system error code (the CLI batch's lock file, made with the wx flag)"],
+  ['EPERM', "Node's errno code (process.kill(pid, 0) on another user's live process: the CLI batch's lock holder is alive)"],
   ...['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_BODY_TOO_LARGE', 'FST_ERR_CTP_INVALID_MEDIA_TYPE'].map(
     (code) => [code, "Fastify's content-type parser error code (core/node reads it as a parser refusal)"] as [string, string],
   ),

@@ -238,7 +238,7 @@ function failureOf(view: LedgerGeneration): GenerationError {
 
 function errorOf(error: unknown): GenerationError {
   if (isMediaGenError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
-  return { code: 'UNKNOWN', message: 'The item could not be submitted.', retryable: true };
+  return { code: 'UNEXPECTED', message: 'The item could not be submitted.', retryable: true };
 }
 
 async function accountConcurrency(client: MediaGenClient, signal?: AbortSignal): Promise<number> {
