@@ -27,6 +27,7 @@ export function makeRecord(overrides: Partial<GenerationRecord> = {}): Generatio
     error: null,
     unavailable: false,
     notified: false,
+    abandoned: false,
     outputs: null,
     created_at: 1_700_000_000_000 + serial,
     updated_at: 1_700_000_000_000 + serial,
@@ -97,6 +98,23 @@ export function describeGenerationStoreConformance(target: GenerationStoreTarget
       });
       expect(next).toMatchObject({ version: 2, status: 'completed', notified: true, owner: record.owner, params: record.params });
       expect(next?.generation).toEqual(generation('gen-cas-1', 'completed'));
+    });
+
+    it('keeps the abandoned mark (ledger.cancel): false as inserted, set by an update alone, kept by later updates', async () => {
+      const store = await target.create();
+      const record = makeRecord();
+      await store.insert(record);
+      expect((await store.get(record.key))?.abandoned).toBe(false);
+      const marked = await store.update(record.key, 0, { abandoned: true });
+      expect(marked).toMatchObject({ abandoned: true, version: 1, status: 'submitting' });
+      const later = await store.update(record.key, 1, { status: 'pending', generation_id: `gen-${record.key}` });
+      expect(later?.abandoned).toBe(true);
+      expect((await store.getByGenerationId(`gen-${record.key}`))?.abandoned).toBe(true);
+      // Still followed: an abandoned record with work left is due like any other.
+      expect((await store.due(Number.MAX_SAFE_INTEGER, 1_000)).map((r) => r.key)).toContain(record.key);
+      const born = makeRecord({ abandoned: true });
+      await store.insert(born);
+      expect((await store.get(born.key))?.abandoned).toBe(true);
     });
 
     it('finds a record by its generation id once it is recorded', async () => {

@@ -15,6 +15,7 @@ export {
   runBatch,
 } from './ledger/batch';
 export { BATCH_ID_MAX, batchItemKey } from './ledger/batch-key';
+export type { CancelOutcome, LedgerCancel } from './ledger/cancel';
 export {
   EtaEstimator,
   type EtaEstimatorOptions,

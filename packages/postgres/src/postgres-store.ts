@@ -186,9 +186,10 @@ export class PostgresGenerationStore implements GenerationStore {
         CREATE TABLE IF NOT EXISTS ${t} (
         key TEXT COLLATE "C" PRIMARY KEY, owner TEXT NOT NULL, params TEXT NOT NULL, status TEXT NOT NULL,
         generation_id TEXT UNIQUE, generation TEXT, error TEXT, unavailable SMALLINT NOT NULL,
-        notified SMALLINT NOT NULL, outputs TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+        notified SMALLINT NOT NULL, abandoned SMALLINT NOT NULL DEFAULT 0, outputs TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
         next_check_at BIGINT NOT NULL, version INTEGER NOT NULL, lease_holder TEXT,
         lease_until BIGINT NOT NULL, open SMALLINT NOT NULL);
+        ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS abandoned SMALLINT NOT NULL DEFAULT 0;
         CREATE INDEX IF NOT EXISTS ${index}_owner ON ${t} (owner, created_at DESC, key DESC);
         CREATE INDEX IF NOT EXISTS ${index}_due ON ${t} (next_check_at) WHERE open = 1;
         CREATE INDEX IF NOT EXISTS ${index}_refused ON ${t} (updated_at) WHERE generation_id IS NULL;`);

@@ -31,7 +31,7 @@ describe('RedisGateStore', () => {
     const t1 = token(await a.acquire(limits));
     const t2 = token(await b.acquire(limits));
     expect(t1 && t2).toBeTruthy();
-    expect(await a.acquire(limits)).toEqual({ waitMs: 20 }); // both slots taken, one by each
+    expect(await a.acquire(limits)).toEqual({ waitMs: 20, limit: 'max_concurrent' }); // both slots taken, one by each
     await a.bind(t1!, 'gen-1');
     await b.release(t2!); // a failed submit gives its slot back, its rate hit stays
     expect(await a.inFlight()).toBe(1);
@@ -48,7 +48,7 @@ describe('RedisGateStore', () => {
     const held = uniquePrefix('ttl-held');
     const alive = gate(held, { inFlightTtlMs: 60_000 });
     await alive.bind(token(await alive.acquire(limits))!, 'never-settled');
-    expect(await gate(held).acquire(limits)).toEqual({ waitMs: 20 });
+    expect(await gate(held).acquire(limits)).toEqual({ waitMs: 20, limit: 'max_concurrent' });
     const left = await lapsesIn(held, 'never-settled'); // the TTL asked, neither less nor the default
     expect(left).toBeGreaterThan(30_000);
     expect(left).toBeLessThanOrEqual(60_000);
@@ -81,7 +81,7 @@ describe('RedisGateStore', () => {
     const [e, f] = [gate(held), gate(held)];
     const t = token(await e.acquire(one))!;
     await e.hold(t, 60_000);
-    expect(await f.acquire(one)).toEqual({ waitMs: 20 });
+    expect(await f.acquire(one)).toEqual({ waitMs: 20, limit: 'max_concurrent' });
     const left = await lapsesIn(held, t); // the hold asked, neither less nor the slot's own TTL
     expect(left).toBeGreaterThan(30_000);
     expect(left).toBeLessThanOrEqual(60_000);

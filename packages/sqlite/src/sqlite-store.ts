@@ -124,9 +124,12 @@ export class SqliteGenerationStore implements GenerationStore {
       db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
         key TEXT PRIMARY KEY, owner TEXT NOT NULL, params TEXT NOT NULL, status TEXT NOT NULL,
         generation_id TEXT UNIQUE, generation TEXT, error TEXT, unavailable INTEGER NOT NULL,
-        notified INTEGER NOT NULL, outputs TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+        notified INTEGER NOT NULL, abandoned INTEGER NOT NULL DEFAULT 0, outputs TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
         next_check_at INTEGER NOT NULL, version INTEGER NOT NULL, lease_holder TEXT,
         lease_until INTEGER NOT NULL, open INTEGER NOT NULL)`);
+      // A table made before a column existed gets it (with its default) on open.
+      const has = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+      if (!has.has('abandoned')) db.exec(`ALTER TABLE ${table} ADD COLUMN abandoned INTEGER NOT NULL DEFAULT 0`);
       db.exec(`CREATE INDEX IF NOT EXISTS ${table}_owner ON ${table} (owner, created_at DESC, key DESC)`);
       db.exec(`CREATE INDEX IF NOT EXISTS ${table}_due ON ${table} (next_check_at) WHERE open = 1`);
       // Refused intents only (never a generation): what purgeRefused reads, small by nature.

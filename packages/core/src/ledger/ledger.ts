@@ -1,5 +1,5 @@
 import type { MediaGenClient } from '../client';
-import { ConfigurationError, InvalidRequestError, isMediaGenError, NotFoundError, ParamsValidationError } from '../errors';
+import { AbortError, ConfigurationError, InvalidRequestError, isMediaGenError, NotFoundError, ParamsValidationError } from '../errors';
 import { generationFromEvent } from '../events/generation-from-event';
 import { isExpired, parseOutputLink } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
@@ -12,6 +12,7 @@ import { oneLine } from '../util/one-line';
 import { isPlausibleId } from '../util/plausible-id';
 import type { WebhookEvent } from '../webhooks/verify';
 import { pollIntervalMs } from '../wire/timing';
+import { FirstSends, type LedgerCancel, STOPPED_UNSENT, wasStopped } from './cancel';
 import { ConfirmedLinks } from './confirmed-links';
 import { type EtaEstimatorOptions, type GenerationEta, renderTimes } from './eta-history';
 import type { OutputSink } from './output-sink';
@@ -122,6 +123,13 @@ export interface GenerationLedger {
   submit(owner: string, params: TypedGenerateParams, options?: SubmitOptions): Promise<LedgerGeneration>;
   /** The owner's generation by `generation_id` (or idempotency key), links signed afresh when near expiry; undefined for anyone else. */
   get(owner: string, id: string): Promise<LedgerGeneration | undefined>;
+  /**
+   * Stops the owner's intent (by `generation_id` or idempotency key) as far as the contract allows,
+   * and says how far that was (`LedgerCancel`): an intent not yet sent is stopped for real and
+   * nothing is charged; one the service has, or may have, goes on and is billed, marked
+   * `abandoned` and still followed so its result is kept. Undefined for anyone else's.
+   */
+  cancel(owner: string, id: string): Promise<LedgerCancel | undefined>;
   /** The owner's generations, newest first. */
   list(owner: string, options?: { limit?: number; cursor?: string | null }): Promise<ListPage>;
   /**
@@ -180,6 +188,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   const notifying = new Set<string>();
   const confirmed = new ConfirmedLinks(options.confirmedLinksMax);
   const times = renderTimes(store, now, options.eta);
+  const firstSends = new FirstSends();
   /** The report of the pass following each record right now, so its handovers and failures are counted there. */
   const following = new Map<string, ReconcileReport>();
   const report = (error: unknown, record?: GenerationRecord) => {
@@ -198,7 +207,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
    * and a crash lets the lease lapse within `leaseMs`. Should a renewal lose (this process
    * stalled past the lease), the worst is a resend with the same key, which never bills twice.
    */
-  async function holding<T>(key: string, work: () => Promise<T>): Promise<T> {
+  async function holding<T>(key: string, work: () => Promise<T>, renewed?: () => unknown): Promise<T> {
     // Real timers, not `options.setTimeout` (the reconciler's pacing): a lease is wall-clock time.
     let timer: ReturnType<typeof setTimeout> | undefined;
     let over = false;
@@ -206,6 +215,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       timer = setTimeout(() => {
         void store
           .claim(key, me, now() + leaseMs, now())
+          .then(() => over || renewed?.())
           .catch((error: unknown) => report(error))
           .finally(() => over || renew());
       }, leaseMs / 3);
@@ -335,12 +345,21 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
    * Sends (or resends) an intent with its own key, under this instance's lease (its caller holds
    * it: `submit` or a reconciler pass), and records the answer, giving the lease back in the same write.
    */
-  async function send(record: GenerationRecord, signal?: AbortSignal): Promise<GenerationRecord> {
+  async function send(record: GenerationRecord, signal?: AbortSignal, first = false): Promise<GenerationRecord> {
     let submitted: SubmitResponse;
     try {
       submitted = await client.generations.create(record.params as TypedGenerateParams, { idempotencyKey: record.key, signal });
     } catch (error) {
-      if (provesRefusal(error)) {
+      if (first && error instanceof AbortError) {
+        // Stopped (its caller's signal, or `cancel`) before `create`'s send point, and no earlier
+        // attempt exists: the service never had it. The intent ends here, never to be resent.
+        const stopped = await patchRecord(record.key, (r) =>
+          r.status === 'submitting'
+            ? { status: 'failed', abandoned: true, error: STOPPED_UNSENT, next_check_at: now(), ...FREE }
+            : undefined,
+        );
+        if (stopped?.status === 'failed') await notify(stopped);
+      } else if (provesRefusal(error)) {
         // Refused for good by the contract's own answer: nothing was billed, the intent ends here.
         const failed = await patchRecord(record.key, (r) =>
           r.status === 'submitting' ? { status: 'failed', error: refusalOf(error), next_check_at: now(), ...FREE } : undefined,
@@ -484,7 +503,35 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         // Its first call may still run (here or on another instance): rule 3 answers 409 then, rule 1 the original.
         return viewOf(await holding(key, () => send(existing, submitOptions.signal)));
       }
-      return viewOf(await holding(key, () => send(record, submitOptions.signal)));
+      // Its first send: `cancel` (here, or the mark from another instance read at each lease
+      // renewal) stops it for real while it is before the send point.
+      return viewOf(
+        await firstSends.run(key, submitOptions.signal, (signal) =>
+          holding(
+            key,
+            () => send(record, signal, true),
+            async () => {
+              if ((await store.get(key))?.abandoned) void firstSends.stop(key);
+            },
+          ),
+        ),
+      );
+    },
+
+    async cancel(owner, id) {
+      checkOwner(owner);
+      const found = await find(id);
+      if (!found || found.owner !== owner) return undefined;
+      // Its first send runs here: stopped before the send point, or answered. The record says which.
+      let record = (await firstSends.stop(found.key)) ? ((await store.get(found.key)) ?? found) : found;
+      if (!isTerminalStatus(record.status)) {
+        // The service has it or may have it: it goes on, billed, and the ledger keeps following it.
+        record =
+          (await patchRecord(record.key, (r) => (r.abandoned || isTerminalStatus(r.status) ? undefined : { abandoned: true }))) ?? record;
+      }
+      const outcome = wasStopped(record) ? 'stopped' : isTerminalStatus(record.status) ? 'finished' : 'abandoned';
+      // A refusal was never billed; an abandoned intent counts as billed (it goes on to the service).
+      return { outcome, charged: outcome === 'abandoned' || record.generation_id !== null, generation: times.view(record) };
     },
 
     async get(owner, id) {

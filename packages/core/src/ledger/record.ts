@@ -28,6 +28,12 @@ export interface GenerationRecord {
   unavailable: boolean;
   /** The app's `onTerminal` handler ran to its end for the terminal state. */
   notified: boolean;
+  /**
+   * Its owner stopped it (`ledger.cancel`). Set on an intent the service may have: it goes on,
+   * billed, and is still reconciled so its result is kept. An intent stopped before it was sent
+   * ends `failed` with code `ABORTED` (nothing charged) and carries the flag too.
+   */
+  abandoned: boolean;
   /** Copies of the outputs in storage the app owns (`persistOutputs`), once made. */
   outputs: string[] | null;
   /** Milliseconds on the ledger's clock. Lists are ordered by it, newest first. */
@@ -55,6 +61,7 @@ export type RecordPatch = Partial<
     | 'error'
     | 'unavailable'
     | 'notified'
+    | 'abandoned'
     | 'outputs'
     | 'updated_at'
     | 'next_check_at'
@@ -81,6 +88,7 @@ export function newRecord(key: string, owner: string, params: GenerateParams, at
     error: null,
     unavailable: false,
     notified: false,
+    abandoned: false,
     outputs: null,
     created_at: at,
     updated_at: at,

@@ -15,6 +15,7 @@ export interface StoredRow {
   error: string | null;
   unavailable: number;
   notified: number;
+  abandoned: number;
   outputs: string | null;
   created_at: number;
   updated_at: number;
@@ -36,6 +37,7 @@ export const STORED_COLUMNS: readonly (keyof StoredRow)[] = [
   'error',
   'unavailable',
   'notified',
+  'abandoned',
   'outputs',
   'created_at',
   'updated_at',
@@ -83,6 +85,7 @@ export function toStoredRow(r: GenerationRecord): StoredRow {
     error: r.error === null ? null : JSON.stringify(r.error),
     unavailable: r.unavailable ? 1 : 0,
     notified: r.notified ? 1 : 0,
+    abandoned: r.abandoned ? 1 : 0,
     outputs: r.outputs === null ? null : JSON.stringify(r.outputs),
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -108,6 +111,8 @@ export function fromStoredRow(row: Record<string, unknown>): GenerationRecord {
     error: json(row.error),
     unavailable: Boolean(num(row.unavailable)),
     notified: Boolean(num(row.notified)),
+    // A row written before the column existed reads as not abandoned.
+    abandoned: Boolean(num(row.abandoned ?? 0)),
     outputs: json(row.outputs),
     created_at: num(row.created_at),
     updated_at: num(row.updated_at),

@@ -17,6 +17,11 @@ export interface LedgerGeneration extends KnownGenerationFields {
   /** True while the intent is written but the service's answer not yet recorded. */
   submitting: boolean;
   /**
+   * Its owner stopped it (`ledger.cancel`). With `status: 'failed'` and error code `ABORTED` it
+   * was never sent (nothing charged); otherwise it goes on, billed, and its result is kept.
+   */
+  abandoned: boolean;
+  /**
    * The params it was submitted with (its prompt, for one), which the service's resource does
    * not carry. The owner's own input: served only to that owner (`get`/`list` check it).
    */
@@ -47,6 +52,7 @@ export function viewOf(record: GenerationRecord): LedgerGeneration {
     idempotency_key: record.key,
     available: !record.unavailable,
     submitting: record.status === 'submitting',
+    abandoned: record.abandoned,
     params: record.params,
   };
   if (record.error && !g?.error) base.error = record.error;

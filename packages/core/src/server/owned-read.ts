@@ -41,6 +41,8 @@ export function ownedRead<Platform>(options: MediaGenHandlerOptions<Platform>): 
           });
     if (allowModels && !allowModels.has(generation.model)) throw notFound();
     if (options.authorize && !(await options.authorize(context, generation))) throw notFound();
-    return withEta(generation);
+    // The owner stopped following it (`ledger.cancel`): the live read says so too.
+    const abandoned = (entry as { abandoned?: unknown } | undefined)?.abandoned === true;
+    return withEta(abandoned ? { ...generation, abandoned } : generation);
   };
 }
