@@ -1,3 +1,4 @@
+export { type BudgetStoreTarget, describeBudgetStoreConformance } from './budget-store-conformance.js';
 export { type DeliverOptions, deliver, makePayload } from './delivery.js';
 export { describeLedgerRouteConformance, type LedgerStoreFactory } from './ledger-routes.js';
 export { listen } from './listen.js';

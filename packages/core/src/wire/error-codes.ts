@@ -95,6 +95,12 @@ export const ERROR_CODES = {
   MEDIA_NOT_ACCEPTED: permanent(415, 'Upload PNG, JPEG, WebP, MP4, WebM, WAV or MP3.'),
   /** An upload over its kind's limit (`INPUT_MAX_BYTES`), or longer than its own Content-Length. */
   UPLOAD_TOO_LARGE: permanent(413, 'Upload at most 20 MB of image, 200 MB of video, 50 MB of audio.'),
+  /** A user over the credits of their period (the handler's `budget`): nothing was sent. */
+  USER_BUDGET_EXCEEDED: permanent(402, "Pick a cheaper request, or wait until resets_at, when this user's budget resets."),
+  /** A user over their submits per minute (the handler's `budget`): nothing was sent. */
+  USER_RATE_LIMIT: retried(429, 'Wait Retry-After seconds, then resend.'),
+  /** A user with as many generations in flight as their budget allows: nothing was sent. */
+  USER_CONCURRENCY_LIMIT: retried(429, "Wait for one of this user's generations to finish, then resend."),
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
 
