@@ -122,6 +122,26 @@ export function describeBudgetStoreConformance(target: BudgetStoreTarget): void 
       expect((await store.usage('u', caps(), T0)).usedCredits).toBe(27);
     });
 
+    it('an end seen before its bind (the webhook outran the 202) is settled by the bind, once', async () => {
+      const a = await target.create();
+      const b = await peerOf(a);
+      const k = key();
+      const id = gen();
+      await reserve(a, 'u', 20, caps(), T0, k);
+      expect(await b.settle(id, 0, T0)).toBe(false);
+      expect(await b.settle(id, 0, T0)).toBe(false);
+      await a.bind(k, id, T0);
+      expect(await a.usage('u', caps(), T0)).toMatchObject({ usedCredits: 0, inFlight: 0 });
+      expect(await a.settle(id, 20, T0)).toBe(false);
+      await a.bind(k, id, T0);
+      expect((await b.usage('u', caps(), T0)).usedCredits).toBe(0);
+      // Racing on two instances, many times: each generation ends settled exactly once, whichever came first.
+      const pairs = Array.from({ length: 20 }, () => ({ k: key(), id: gen() }));
+      for (const { k } of pairs) await reserve(a, 'r', 5, caps({ creditsPerPeriod: -1 }), T0, k);
+      await Promise.all(pairs.flatMap(({ k, id }) => [a.bind(k, id, T0), b.settle(id, 2, T0)]));
+      expect(await a.usage('r', caps({ creditsPerPeriod: -1 }), T0)).toMatchObject({ usedCredits: 40, inFlight: 0 });
+    });
+
     it('release gives the credits and the slot back, keeps the submit counted, and forgets the key', async () => {
       const store = await target.create();
       const k = key();

@@ -10,7 +10,7 @@ export interface TransactionPool extends Queryable {
 export interface PostgresBudgetStoreOptions extends BudgetStoreTimes {
   /** A `pg.Pool` you own (and close), or a connection string (the store then owns its pool: `close()`). */
   pool: TransactionPool | string;
-  /** Name of the tables' prefix, optionally schema-qualified: `<table>_users` and `<table>_reservations`. Default `mediagen_budget`. */
+  /** Name of the tables' prefix, optionally schema-qualified: `<table>_users`, `<table>_reservations`, `<table>_ended`. Default `mediagen_budget`. */
   table?: string;
 }
 
@@ -23,12 +23,13 @@ const RELEASED = 2;
 /**
  * `BudgetStore` on PostgreSQL, for apps on many instances. A reservation is one transaction
  * holding the user's row lock (`SELECT … FOR UPDATE`): check and count happen under it, so
- * two instances can never both take a user's last credit or slot. `settle`, `release` and
- * `bind` are one statement each. The tables are created on first use.
+ * two instances can never both take a user's last credit or slot. `release` is one statement;
+ * `bind` and `settle` a transaction holding a lock on the generation id. The tables are created on first use.
  */
 export class PostgresBudgetStore implements BudgetStore {
   readonly #users: string;
   readonly #reservations: string;
+  readonly #ended: string;
   readonly #source: TransactionPool | string;
   readonly #flightTtlMs: number;
   readonly #keyTtlMs: number;
@@ -41,6 +42,7 @@ export class PostgresBudgetStore implements BudgetStore {
     if (!options.pool) throw new TypeError('PostgresBudgetStore needs { pool }: a pg.Pool or a connection string.');
     this.#users = `${table}_users`;
     this.#reservations = `${table}_reservations`;
+    this.#ended = `${table}_ended`;
     this.#source = options.pool;
     this.#flightTtlMs = options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS;
     this.#keyTtlMs = options.keyTtlMs ?? DEFAULT_KEY_TTL_MS;
@@ -101,10 +103,13 @@ export class PostgresBudgetStore implements BudgetStore {
   }
 
   async bind(key: string, generationId: string): Promise<void> {
-    await (await this.#open()).query(
-      `UPDATE ${this.#reservations} SET generation_id = $2 WHERE key = $1 AND generation_id IS DISTINCT FROM $2`,
-      [key, generationId],
-    );
+    await this.#onGeneration(generationId, async (db) => {
+      const bound = await db.query(`UPDATE ${this.#reservations} SET generation_id = $2 WHERE key = $1`, [key, generationId]);
+      if (!bound.rowCount) return;
+      // The end came first (the webhook outran the 202): settled now.
+      const ended = (await db.query(`DELETE FROM ${this.#ended} WHERE generation_id = $1 RETURNING credits`, [generationId])).rows[0];
+      if (ended) await this.#settleBound(db, generationId, ended.credits === null ? null : Number(ended.credits));
+    });
   }
 
   async release(key: string): Promise<void> {
@@ -116,14 +121,54 @@ export class PostgresBudgetStore implements BudgetStore {
     );
   }
 
-  async settle(generationId: string, credits: number | null): Promise<boolean> {
-    const result = await (await this.#open()).query(
+  async settle(generationId: string, credits: number | null, now: number): Promise<boolean> {
+    const charged = credits === null ? null : whole(credits);
+    return this.#onGeneration(generationId, async (db) => {
+      const bound = await db.query(`SELECT state FROM ${this.#reservations} WHERE generation_id = $1`, [generationId]);
+      if (bound.rows.length === 0) {
+        // Not bound yet: the end is kept for the bind (or forgotten with old keys).
+        await db.query(
+          `INSERT INTO ${this.#ended} (generation_id, credits, at) VALUES ($1, $2, $3) ON CONFLICT (generation_id) DO NOTHING`,
+          [generationId, charged, now],
+        );
+        await db.query(`DELETE FROM ${this.#ended} WHERE at < $1`, [now - this.#keyTtlMs]);
+        return false;
+      }
+      return this.#settleBound(db, generationId, charged);
+    });
+  }
+
+  /** One statement: the reservation's row, then its user's row, each locked as it is updated. */
+  async #settleBound(db: Queryable, generationId: string, charged: number | null): Promise<boolean> {
+    const result = await db.query(
       `WITH r AS (UPDATE ${this.#reservations} SET state = ${SETTLED} WHERE generation_id = $1 AND state = ${RESERVED} RETURNING owner, period, credits),
        u AS (UPDATE ${this.#users} u SET used = u.used + ($2::bigint - r.credits) FROM r WHERE $2::bigint IS NOT NULL AND u.owner = r.owner AND u.period = r.period RETURNING 1)
        SELECT count(*)::int AS settled FROM r`,
-      [generationId, credits === null ? null : whole(credits)],
+      [generationId, charged],
     );
     return Number(result.rows[0]?.settled) === 1;
+  }
+
+  /**
+   * `work` in a transaction holding a lock on the generation id: a bind and a settle of the same
+   * generation never interleave, so an end that comes before its bind is kept, and found by it.
+   */
+  async #onGeneration<T>(generationId: string, work: (db: Queryable) => Promise<T>): Promise<T> {
+    const db = await (await this.#open()).connect();
+    let failed: unknown;
+    try {
+      await db.query('BEGIN');
+      await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7))', [`mediagen_budget:${generationId}`]);
+      const result = await work(db);
+      await db.query('COMMIT');
+      return result;
+    } catch (error) {
+      failed = error;
+      await db.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      db.release(failed);
+    }
   }
 
   async usage(owner: string, caps: BudgetCaps, now: number): Promise<BudgetUsage> {
@@ -178,7 +223,8 @@ export class PostgresBudgetStore implements BudgetStore {
         CREATE TABLE IF NOT EXISTS ${r} (
           key TEXT COLLATE "C" PRIMARY KEY, owner TEXT COLLATE "C" NOT NULL, period BIGINT NOT NULL, credits BIGINT NOT NULL,
           extra BIGINT NOT NULL, state SMALLINT NOT NULL, generation_id TEXT UNIQUE, counted_at BIGINT NOT NULL, lapses_at BIGINT NOT NULL);
-        CREATE INDEX IF NOT EXISTS ${index}_owner ON ${r} (owner, counted_at);`);
+        CREATE INDEX IF NOT EXISTS ${index}_owner ON ${r} (owner, counted_at);
+        CREATE TABLE IF NOT EXISTS ${this.#ended} (generation_id TEXT COLLATE "C" PRIMARY KEY, credits BIGINT, at BIGINT NOT NULL);`);
       return db;
     })();
     this.#ready.catch(() => {

@@ -61,13 +61,6 @@ local c = counts(KEYS[1], KEYS[2], KEYS[3], now, math.floor(now / tonumber(ARGV[
 return {0, c[1], c[2], c[3], c[4]}
 `);
 
-/** KEYS: record, alias. ARGV: key, generation id, key TTL ms. */
-export const BIND = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
-return 1
-`);
-
 /** Gives back what a reservation counted (credits only within its own period). */
 const GIVE_BACK = `local function giveBack(record, credits)
   local user = redis.call('HGET', record, 'user')
@@ -85,17 +78,38 @@ redis.call('DEL', KEYS[1])
 return 1
 `);
 
+/** settleRecord(record, key, charged): a reserved record becomes its charge ('' keeps the reservation), its slot freed. */
+const SETTLE_RECORD = `${GIVE_BACK}
+local function settleRecord(record, key, charged)
+  if redis.call('HGET', record, 'state') ~= 'r' then return 0 end
+  redis.call('HSET', record, 'state', 's')
+  if charged ~= '' then giveBack(record, tonumber(redis.call('HGET', record, 'credits')) - tonumber(charged)) end
+  redis.call('ZREM', redis.call('HGET', record, 'flights'), key)
+  return 1
+end`;
+
 /**
- * KEYS: alias. ARGV: charged credits ('' = unknown: the reservation stands), record key prefix.
- * Returns 1 the first time, 0 after.
+ * KEYS: alias, ended. ARGV: charged credits ('' = unknown: the reservation stands), record key
+ * prefix, key TTL ms. Returns 1 the first time, 0 after. With no alias yet (the webhook outran
+ * the 202's bind) the end is kept under \`ended\` for the bind.
  */
-export const SETTLE = new LuaScript(`${GIVE_BACK}
+export const SETTLE = new LuaScript(`${SETTLE_RECORD}
 local key = redis.call('GET', KEYS[1])
-if not key then return 0 end
-local record = ARGV[2] .. key
-if redis.call('HGET', record, 'state') ~= 'r' then return 0 end
-redis.call('HSET', record, 'state', 's')
-if ARGV[1] ~= '' then giveBack(record, tonumber(redis.call('HGET', record, 'credits')) - tonumber(ARGV[1])) end
-redis.call('ZREM', redis.call('HGET', record, 'flights'), key)
+if not key then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+  return 0
+end
+return settleRecord(ARGV[2] .. key, key, ARGV[1])
+`);
+
+/** KEYS: record, alias, ended. ARGV: key, key TTL ms. Binds, and settles an end that came first. */
+export const BIND = new LuaScript(`${SETTLE_RECORD}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+local ended = redis.call('GET', KEYS[3])
+if ended then
+  redis.call('DEL', KEYS[3])
+  settleRecord(KEYS[1], ARGV[1], ended)
+end
 return 1
 `);

@@ -56,7 +56,7 @@ export class RedisBudgetStore implements BudgetStore {
 
   async bind(key: string, generationId: string): Promise<void> {
     await this.#run(
-      BIND.run(this.#connection.client, [this.#record(key), `${this.#prefix}g:${generationId}`], [key, generationId, this.#keyTtlMs]),
+      BIND.run(this.#connection.client, [this.#record(key), ...this.#generationKeys(generationId)], [key, this.#keyTtlMs]),
       'a budget bind',
     );
   }
@@ -68,7 +68,7 @@ export class RedisBudgetStore implements BudgetStore {
   async settle(generationId: string, credits: number | null): Promise<boolean> {
     const charged = credits === null ? '' : whole(credits);
     const reply = await this.#run(
-      SETTLE.run(this.#connection.client, [`${this.#prefix}g:${generationId}`], [charged, `${this.#prefix}r:`]),
+      SETTLE.run(this.#connection.client, this.#generationKeys(generationId), [charged, `${this.#prefix}r:`, this.#keyTtlMs]),
       'a budget settle',
     );
     return Number(reply) === 1;
@@ -89,6 +89,11 @@ export class RedisBudgetStore implements BudgetStore {
 
   #userKeys(owner: string): [string, string, string] {
     return [`${this.#prefix}u:${owner}`, `${this.#prefix}h:${owner}`, `${this.#prefix}f:${owner}`];
+  }
+
+  /** The generation's alias (its key) and its end seen before the bind. */
+  #generationKeys(generationId: string): [string, string] {
+    return [`${this.#prefix}g:${generationId}`, `${this.#prefix}e:${generationId}`];
   }
 
   #record(key: string): string {

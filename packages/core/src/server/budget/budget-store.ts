@@ -66,7 +66,11 @@ export interface BudgetStore {
    * in one atomic step: no two instances can both take the last credit or slot.
    */
   reserve(input: BudgetReserveInput): Promise<BudgetVerdict>;
-  /** The submit was answered: the reservation of `key` now also answers to `generationId` (for `settle`). */
+  /**
+   * The submit was answered: the reservation of `key` now also answers to `generationId` (for
+   * `settle`). If the generation's end was settled before this (its webhook outran the 202), it
+   * is settled now: the two are atomic with each other, whichever comes first.
+   */
   bind(key: string, generationId: string, now: number): Promise<void>;
   /**
    * The submit was refused for good (nothing billed): its credits and slot are given back (its

@@ -50,6 +50,8 @@ export class MemoryBudgetStore implements BudgetStore {
   readonly #users = new Map<string, UserState>();
   readonly #reservations = new Map<string, Reservation>();
   readonly #byGeneration = new Map<string, string>();
+  /** Ends seen before their bind (the webhook outran the 202): generation id -> charge and when. */
+  readonly #ended = new Map<string, { credits: number | null; at: number }>();
   readonly #inFlightTtlMs: number;
   readonly #keyTtlMs: number;
 
@@ -72,11 +74,16 @@ export class MemoryBudgetStore implements BudgetStore {
     return { ok: true, replay: false, usage: this.#usage(user, caps, now) };
   }
 
-  async bind(key: string, generationId: string): Promise<void> {
+  async bind(key: string, generationId: string, now: number): Promise<void> {
     const reservation = this.#reservations.get(key);
     if (!reservation) return;
     reservation.generationId = generationId;
     this.#byGeneration.set(generationId, key);
+    const ended = this.#ended.get(generationId);
+    if (ended) {
+      this.#ended.delete(generationId);
+      await this.settle(generationId, ended.credits, now);
+    }
   }
 
   async release(key: string): Promise<void> {
@@ -90,10 +97,15 @@ export class MemoryBudgetStore implements BudgetStore {
     this.#reservations.delete(key);
   }
 
-  async settle(generationId: string, credits: number | null): Promise<boolean> {
+  async settle(generationId: string, credits: number | null, now: number): Promise<boolean> {
     const key = this.#byGeneration.get(generationId);
     const reservation = key === undefined ? undefined : this.#reservations.get(key);
-    if (key === undefined || !reservation || reservation.settled) return false;
+    if (key === undefined || !reservation) {
+      // Not bound yet (or never reserved): kept, so a bind that comes later settles at once.
+      this.#ended.set(generationId, { credits, at: now });
+      return false;
+    }
+    if (reservation.settled) return false;
     reservation.settled = true;
     const user = this.#users.get(reservation.owner);
     if (user) {
@@ -130,6 +142,10 @@ export class MemoryBudgetStore implements BudgetStore {
 
   /** Keys older than their TTL are forgotten (oldest first: the map keeps insertion order), so memory stays bounded. */
   #forgetOld(now: number): void {
+    for (const [id, ended] of this.#ended) {
+      if (ended.at > now - this.#keyTtlMs) break;
+      this.#ended.delete(id);
+    }
     for (const [key, reservation] of this.#reservations) {
       if (reservation.at > now - this.#keyTtlMs) break;
       this.#reservations.delete(key);
