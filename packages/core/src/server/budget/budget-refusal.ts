@@ -45,7 +45,9 @@ export function budgetRefusal(limit: BudgetLimitName, usage: BudgetUsage, caps: 
   const left = budgetFields(usage, caps);
   if (limit === 'credits') {
     const message = `This request costs ${needed} credits; ${usage.remainingCredits} of this period's ${caps.creditsPerPeriod} are left.`;
-    const next = `Pick a cheaper request (at most ${usage.remainingCredits} credits), or wait until ${left.resets_at} when the budget resets.`;
+    const next = usage.remainingCredits
+      ? `Pick a request of at most ${usage.remainingCredits} credits, or wait until ${left.resets_at}, when this user's budget resets.`
+      : `Wait until ${left.resets_at}, when this user's budget resets.`;
     return new InsufficientCreditsError(message, {
       status,
       code,
