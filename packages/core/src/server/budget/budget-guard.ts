@@ -1,9 +1,9 @@
 import type { MediaGenClient } from '../../client';
 import { provesRefusal } from '../../ledger/refusal';
 import { SHARED_OWNER } from '../../ledger/source';
-import { ENHANCE_CREDITS } from '../../limits';
 import type { GenerateParams, WebhookPayload } from '../../types';
 import type { WebhookEvent } from '../../webhooks/verify';
+import { ENHANCE_CREDITS } from '../../wire/params';
 import type { MediaGenContext } from '../options';
 import { routeError } from '../route-error';
 import { budgetFields, budgetRefusal } from './budget-refusal';
