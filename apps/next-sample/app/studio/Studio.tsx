@@ -113,13 +113,13 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   const [budget, setBudget] = useState<Budget | null>(null);
   const refreshBalance = useCallback(async () => {
     try {
-      // The account's wallet, and this user's own budget (404 when the app keeps none).
+      // The account's wallet, and this user's own budget when the app keeps budgets.
       const [credits, mine] = await Promise.all([
         fetch('/api/credits', { cache: 'no-store' }),
-        fetch('/api/budget', { cache: 'no-store' }),
+        budgets ? fetch('/api/budget', { cache: 'no-store' }) : undefined,
       ]);
       if (credits.ok) setBalance(((await credits.json()) as { balance: number }).balance);
-      if (mine.ok) setBudget((await mine.json()) as Budget);
+      if (mine?.ok) setBudget((await mine.json()) as Budget);
     } catch {
       // The next change tries again.
     }
