@@ -150,13 +150,18 @@ export function describeBudgetStoreConformance(target: BudgetStoreTarget): void 
       expect(await store.usage('u', caps(), T0)).toMatchObject({ usedCredits: 0, inFlight: 0, submitsLastMinute: 1 });
       // The same key again is a new reservation (the refused submit billed nothing; a resend may).
       expect(await reserve(store, 'u', 50, caps(), T0, k)).toMatchObject({ ok: true, replay: false, usage: { usedCredits: 50 } });
-      // A settled reservation is not released (the generation was billed).
+      // A bound reservation is not released (its submit was answered: billed), nor a settled one.
+      const bound = key();
+      await reserve(store, 'u', 7, caps(), T0, bound);
+      await store.bind(bound, gen(), T0);
+      await store.release(bound, T0);
+      expect((await store.usage('u', caps(), T0)).usedCredits).toBe(57);
       const id = gen();
       await store.bind(k, id, T0);
       await store.settle(id, 50, T0);
       await store.release(k, T0);
       await store.release(key(), T0);
-      expect((await store.usage('u', caps(), T0)).usedCredits).toBe(50);
+      expect((await store.usage('u', caps(), T0)).usedCredits).toBe(57);
     });
 
     it('holds at most inFlight generations; a settle frees a slot; an unsettled slot lapses after its TTL', async () => {

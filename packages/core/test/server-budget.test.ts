@@ -107,6 +107,16 @@ describe('budgets on the one handler', () => {
     expect(await budget('dee')).toMatchObject({ used_credits: 4, in_flight: 0 });
   });
 
+  it("a resend refused for its changed body (IDEMPOTENCY_KEY_REUSED) keeps the first attempt's reservation: it was billed", async () => {
+    const { handler, budget } = app({ creditsPerPeriod: 100 });
+    const first = await handler(submit('gus', 'same', 'a fox'));
+    expect(first.status).toBe(202);
+    const changed = await handler(submit('gus', 'same', 'a hare'));
+    expect(changed.status).toBe(422);
+    expect(await changed.json()).toMatchObject({ error: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(await budget('gus')).toMatchObject({ used_credits: 4, in_flight: 1 });
+  });
+
   it('a submit the service refuses for good gives its reservation back', async () => {
     const { handler, budget } = app({ creditsPerPeriod: 4, inFlight: 1 });
     await emu.fault([

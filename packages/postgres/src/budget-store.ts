@@ -115,7 +115,7 @@ export class PostgresBudgetStore implements BudgetStore {
   async release(key: string): Promise<void> {
     // One statement: the reservation's row and then its user's row, each locked as it is updated.
     await (await this.#open()).query(
-      `WITH r AS (UPDATE ${this.#reservations} SET state = ${RELEASED} WHERE key = $1 AND state = ${RESERVED} RETURNING owner, period, credits + extra AS back)
+      `WITH r AS (UPDATE ${this.#reservations} SET state = ${RELEASED} WHERE key = $1 AND state = ${RESERVED} AND generation_id IS NULL RETURNING owner, period, credits + extra AS back)
        UPDATE ${this.#users} u SET used = u.used - r.back FROM r WHERE u.owner = r.owner AND u.period = r.period`,
       [key],
     );

@@ -69,9 +69,9 @@ const GIVE_BACK = `local function giveBack(record, credits)
   end
 end`;
 
-/** KEYS: record. ARGV: key. A reserved (not settled) reservation is undone and forgotten. */
+/** KEYS: record. ARGV: key. A reserved reservation, neither bound nor settled, is undone and forgotten. */
 export const RELEASE = new LuaScript(`${GIVE_BACK}
-if redis.call('HGET', KEYS[1], 'state') ~= 'r' then return 0 end
+if redis.call('HGET', KEYS[1], 'state') ~= 'r' or redis.call('HEXISTS', KEYS[1], 'bound') == 1 then return 0 end
 giveBack(KEYS[1], tonumber(redis.call('HGET', KEYS[1], 'credits')) + tonumber(redis.call('HGET', KEYS[1], 'extra')))
 redis.call('ZREM', redis.call('HGET', KEYS[1], 'flights'), ARGV[1])
 redis.call('DEL', KEYS[1])
@@ -91,12 +91,12 @@ end`;
 /**
  * KEYS: alias, ended. ARGV: charged credits ('' = unknown: the reservation stands), record key
  * prefix, key TTL ms. Returns 1 the first time, 0 after. With no alias yet (the webhook outran
- * the 202's bind) the end is kept under \`ended\` for the bind.
+ * the 202's bind) the first end is kept under \`ended\` for the bind.
  */
 export const SETTLE = new LuaScript(`${SETTLE_RECORD}
 local key = redis.call('GET', KEYS[1])
 if not key then
-  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3], 'NX')
   return 0
 end
 return settleRecord(ARGV[2] .. key, key, ARGV[1])
@@ -106,6 +106,7 @@ return settleRecord(ARGV[2] .. key, key, ARGV[1])
 export const BIND = new LuaScript(`${SETTLE_RECORD}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+redis.call('HSET', KEYS[1], 'bound', 1)
 local ended = redis.call('GET', KEYS[3])
 if ended then
   redis.call('DEL', KEYS[3])

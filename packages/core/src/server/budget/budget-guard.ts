@@ -1,4 +1,5 @@
 import type { MediaGenClient } from '../../client';
+import { ConfigurationError } from '../../errors';
 import { provesRefusal } from '../../ledger/refusal';
 import { SHARED_OWNER } from '../../ledger/source';
 import type { GenerateParams, WebhookPayload } from '../../types';
@@ -41,6 +42,8 @@ export type BudgetView = { owner: string } & Record<string, unknown>;
 /** An admitted submit: the key its reservation is under (undefined when the user has no limits). */
 export interface Admission {
   key: string | undefined;
+  /** The key was reserved by an earlier attempt (a resend): this one may not give it back. */
+  replay?: boolean;
 }
 
 export interface BudgetGuard {
@@ -57,14 +60,24 @@ export interface BudgetGuard {
   view(context: MediaGenContext<never>): Promise<BudgetView>;
 }
 
+/**
+ * The app's limits as the stores apply them. A field left out is no limit; a value that is no
+ * whole number of 0 or more (NaN, negative, a string from a broken plans table) is the app's
+ * error, never read as "no limit": a `ConfigurationError` (500), and nothing is sent.
+ */
 export function capsOf(limits: BudgetLimits): BudgetCaps {
-  const whole = (value: number | undefined) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : -1);
-  const period = whole(limits.periodMs);
+  const whole = (name: keyof BudgetLimits, min: number) => {
+    const value = limits[name] as unknown;
+    if (value === undefined) return -1;
+    if (typeof value === 'number' && Number.isFinite(value) && value >= min) return Math.floor(value);
+    throw new ConfigurationError(`budget.limits: ${name} must be a number of at least ${min}, or left out for no limit.`);
+  };
+  const period = whole('periodMs', 1);
   return {
-    creditsPerPeriod: whole(limits.creditsPerPeriod),
+    creditsPerPeriod: whole('creditsPerPeriod', 0),
     periodMs: period > 0 ? period : DEFAULT_PERIOD_MS,
-    submitsPerMinute: whole(limits.submitsPerMinute),
-    inFlight: whole(limits.inFlight),
+    submitsPerMinute: whole('submitsPerMinute', 0),
+    inFlight: whole('inFlight', 0),
   };
 }
 
@@ -88,13 +101,15 @@ export function createBudgetGuard(client: MediaGenClient, options: BudgetOptions
       const at = now();
       const verdict = await store.reserve({ owner, key, credits: credits_estimate, extraCredits, caps, now: at });
       if (!verdict.ok) throw budgetRefusal(verdict.limit, verdict.usage, caps, credits_estimate + extraCredits, at);
-      return { key };
+      return { key, replay: verdict.replay };
     },
     async answered({ key }, generationId) {
       if (key !== undefined) await store.bind(key, generationId, now());
     },
-    async failed({ key }, error) {
-      if (key !== undefined && provesRefusal(error)) await store.release(key, now());
+    async failed({ key, replay }, error) {
+      // A resend's refusal (its body changed: IDEMPOTENCY_KEY_REUSED) says nothing of the first
+      // attempt, which may be billed: only the attempt that reserved gives back.
+      if (key !== undefined && !replay && provesRefusal(error)) await store.release(key, now());
     },
     settle: (generation) => settleBudget(store, generation, now()),
     async settleEvent(event) {

@@ -75,7 +75,7 @@ export interface BudgetStore {
   /**
    * The submit was refused for good (nothing billed): its credits and slot are given back (its
    * submit stays counted in the minute) and the key is forgotten, so a resend is a new reservation.
-   * A settled or unknown key is left as it is.
+   * A bound (its submit was answered), settled or unknown key is left as it is.
    */
   release(key: string, now: number): Promise<void>;
   /**

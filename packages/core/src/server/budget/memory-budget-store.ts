@@ -88,7 +88,7 @@ export class MemoryBudgetStore implements BudgetStore {
 
   async release(key: string): Promise<void> {
     const reservation = this.#reservations.get(key);
-    if (!reservation || reservation.settled) return;
+    if (!reservation || reservation.settled || reservation.generationId !== undefined) return;
     const user = this.#users.get(reservation.owner);
     if (user) {
       if (user.period === reservation.period) user.used -= reservation.credits + reservation.extra;
@@ -101,8 +101,8 @@ export class MemoryBudgetStore implements BudgetStore {
     const key = this.#byGeneration.get(generationId);
     const reservation = key === undefined ? undefined : this.#reservations.get(key);
     if (key === undefined || !reservation) {
-      // Not bound yet (or never reserved): kept, so a bind that comes later settles at once.
-      this.#ended.set(generationId, { credits, at: now });
+      // Not bound yet (or never reserved): the first end is kept, so a bind that comes later settles at once.
+      if (!this.#ended.has(generationId)) this.#ended.set(generationId, { credits, at: now });
       return false;
     }
     if (reservation.settled) return false;
