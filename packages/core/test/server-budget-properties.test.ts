@@ -72,7 +72,7 @@ describe('budgets, whatever the order of reserves, binds, releases and settles',
                   // Charges (0–20) never pass a reservation (20–40): the estimate is the contract's upper bound.
                   const h = held.get(s.key);
                   const settled = await store.settle(`g${s.key}`, s.charged, NOW);
-                  expect(settled).toBe(h !== undefined && h.bound && !h.settled);
+                  expect(settled).toBe(h?.bound === true && !h.settled);
                   if (settled && h) Object.assign(h, { settled: true, charged: s.charged });
                   else if (!h?.bound && !ended.has(s.key)) ended.set(s.key, s.charged);
                 }
