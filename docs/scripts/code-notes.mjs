@@ -156,6 +156,22 @@ export const SDK_CODES = [
     'SpendCapExceededError',
     '`@mediagen/mcp`: a `generate` whose exact estimate would take the session past its spend cap; nothing was sent or billed. `needed` and `remaining` say by how much.',
     'Raise `spendCapCredits` (`MEDIAGEN_MCP_SPEND_CAP`) or start a new session.',
+    'USER_BUDGET_EXCEEDED',
+    'InsufficientCreditsError',
+    'A submit through your routes that would take the user past their credits for the period (the handler’s `budget` option), priced exactly first. Nothing was sent. The body says `needed`, `remaining_credits` and `resets_at`.',
+    'Pick a cheaper request, or wait until `resets_at`; raise the user’s limit in your `budget.limits`.',
+  ],
+  [
+    'USER_RATE_LIMIT',
+    'RateLimitError',
+    'A submit over the user’s `submitsPerMinute` (the handler’s `budget` option). Nothing was sent; `Retry-After` says when the minute frees a submit.',
+    'Wait `Retry-After` seconds, then resend with the same `Idempotency-Key`.',
+  ],
+  [
+    'USER_CONCURRENCY_LIMIT',
+    'RateLimitError',
+    'A submit while the user has `inFlight` generations not yet ended (the handler’s `budget` option). Nothing was sent; `in_flight` and `max_concurrent` say how many.',
+    'Wait for one of the user’s generations to end, then resend.',
   ],
   [
     'SUBMIT_REFUSED',

@@ -13,6 +13,11 @@ export interface Config extends MediaGenSettings {
    * real service fetches only public https links).
    */
   publicUrl: string;
+  /**
+   * `MEDIAGEN_USER_CREDITS`: credits each user may spend per day (UTC), enforced by the handler's
+   * budget before anything is sent and shown on the page. Unset: no per-user budget.
+   */
+  userCredits: number | undefined;
 }
 
 /**
@@ -29,5 +34,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseFile: env.MEDIAGEN_SAMPLE_DB || undefined,
     uploadsDir: env.MEDIAGEN_UPLOADS_DIR || undefined,
     publicUrl: (env.PUBLIC_URL || `http://127.0.0.1:${settings.port}`).replace(/\/+$/, ''),
+    userCredits: wholeOrUndefined(env.MEDIAGEN_USER_CREDITS),
   };
+}
+
+/** A whole number of credits from the environment, or undefined when unset or blank; anything else stops the app. */
+function wholeOrUndefined(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^\d+$/.test(value.trim())) throw new Error(`MEDIAGEN_USER_CREDITS must be a whole number of credits, not "${value.slice(0, 40)}".`);
+  return Number(value.trim());
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { MediaGenClient } from '@mediagen/core';
 import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
 import { FileMediaStore } from '@mediagen/core/node';
-import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
+import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions, MemoryBudgetStore } from '@mediagen/core/server';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { after } from 'next/server';
 import { readConfig } from './config';
@@ -67,6 +67,13 @@ function fromEnvironment(): Studio {
       // Submits (intent first), reads, lists and verified webhook events all go through the
       // ledger (a repeat or a late event changes nothing, even across restarts).
       source: ledgerSource(ledger),
+      // Each user's own budget (MEDIAGEN_USER_CREDITS a day), priced exactly and reserved before a
+      // submit is sent. In memory: this app runs as one instance (on many, RedisBudgetStore or
+      // PostgresBudgetStore shares it).
+      budget:
+        config.userCredits === undefined
+          ? undefined
+          : { store: new MemoryBudgetStore(), limits: () => ({ creditsPerPeriod: config.userCredits, periodMs: 86_400_000, inFlight: 5 }) },
       // `after` keeps work past the answer alive.
       webhook: { secrets: config.webhookSecrets, waitUntil: after },
       // Files from the studio (POST /api/uploads), kept in a folder and served to the service under

@@ -6,6 +6,27 @@
 
 export { type QueueGateStoreOptions, queueGateStore } from './gate/queue-store';
 export { DEFAULT_ALLOWED_PARAMS, type MediaGenActions, type SubmitInput } from './server/actions';
+export { type BudgetLimits, type BudgetOptions, type BudgetView, capsOf } from './server/budget/budget-guard';
+export { BUDGET_FIELDS } from './server/budget/budget-refusal';
+export {
+  BUDGET_MINUTE_MS,
+  type BudgetCaps,
+  type BudgetLimitName,
+  type BudgetReserveInput,
+  type BudgetStore,
+  type BudgetUsage,
+  type BudgetVerdict,
+  periodStart,
+  refusedBy,
+  usageOf,
+} from './server/budget/budget-store';
+export {
+  type BudgetStoreTimes,
+  DEFAULT_IN_FLIGHT_TTL_MS,
+  DEFAULT_KEY_TTL_MS,
+  MemoryBudgetStore,
+} from './server/budget/memory-budget-store';
+export { chargeOf, type EndedGeneration, settleBudget } from './server/budget/settle';
 export type { CorsOptions } from './server/cors';
 export { isRefusedDelivery } from './server/default-on-error';
 export { type ErrorReply, errorReply, errorResponse } from './server/error-reply';

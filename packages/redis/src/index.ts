@@ -1,3 +1,4 @@
+export { RedisBudgetStore, type RedisBudgetStoreOptions } from './budget-store';
 export type { RedisStoreOptions } from './connection';
 export { RedisDedupeStore, type RedisDedupeStoreOptions } from './dedupe-store';
 export { RedisStoreError } from './errors';

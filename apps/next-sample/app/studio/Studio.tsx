@@ -7,6 +7,7 @@ import { type GenerationRequestError, useGenerate } from '@mediagen/next/client'
 import { type FormEvent, useCallback, useEffect, useMemo, useState } from 'react';
 import { type StudioGeneration, sameEntry } from '../../lib/generation';
 import { listGenerations } from '../actions';
+import { type Budget, BudgetChip } from './BudgetChip';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
 import { ParamsForm } from './ParamsForm';
@@ -19,6 +20,8 @@ interface StudioProps {
   problem: string | null;
   /** false: the cards poll the status route instead of following the event stream (the bench's baseline). */
   stream: boolean;
+  /** Whether the app keeps per-user budgets (`GET /api/budget` is served): then the user's is shown. */
+  budgets?: boolean;
 }
 
 /** A submit's 202 as a card, until the stream brings the generation itself. */
@@ -39,7 +42,20 @@ const cardOf = (submitted: SubmitResponse, prompt: unknown): StudioGeneration =>
 const describe = (error: GenerationRequestError) =>
   error.status === 0
     ? 'The submit did not reach the server. Check your connection and try again: the same form will not be billed twice.'
-    : (fileProblem(error) ?? `${error.code}: ${error.message}${error.next ? ` ${error.next}` : ''}`);
+    : (fileProblem(error) ?? budgetProblem(error) ?? `${error.code}: ${error.message}${error.next ? ` ${error.next}` : ''}`);
+
+/** A refusal over this user's own budget (the app's limits, not the account's), in words. */
+function budgetProblem(error: GenerationRequestError): string | null {
+  const body = (error.body ?? {}) as { remaining_credits?: number; resets_at?: string };
+  const resets = body.resets_at ? new Date(body.resets_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }) : 'later';
+  if (error.code === 'USER_BUDGET_EXCEEDED')
+    return body.remaining_credits
+      ? `This costs more than your remaining ${body.remaining_credits} credits. Pick a cheaper setting, or wait until ${resets}.`
+      : `You have used all of your credits for today. They come back ${resets}.`;
+  if (error.code === 'USER_CONCURRENCY_LIMIT') return 'You have as many generations running as allowed: wait for one to finish.';
+  if (error.code === 'USER_RATE_LIMIT') return 'Too many submits in the last minute: wait a moment, then try again.';
+  return null;
+}
 
 /** A refused upload in words (the app's messages name the limit or the formats), or null for other errors. */
 function fileProblem(error: GenerationRequestError | undefined): string | null {
@@ -71,7 +87,7 @@ function priceProblem(error: GenerationRequestError, model: Model | undefined): 
  * `POST /api/generations` with an `Idempotency-Key`); each card follows its generation with
  * `useGeneration` (the event stream).
  */
-export function Studio({ models, initialBalance, initialGenerations, problem, stream }: StudioProps) {
+export function Studio({ models, initialBalance, initialGenerations, problem, stream, budgets = false }: StudioProps) {
   const usable = useMemo(() => models.filter(usableThroughApi), [models]);
   const [slug, setSlug] = useState(() => firstUsable(models)?.slug ?? '');
   const model = usable.find((m) => m.slug === slug);
@@ -94,14 +110,23 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   const missing = model ? missingInput(model, values) : null;
   const complete = params !== undefined && issues.length === 0 && !missing && !(model?.params.prompt?.required && !params.prompt);
 
+  const [budget, setBudget] = useState<Budget | null>(null);
   const refreshBalance = useCallback(async () => {
     try {
-      const res = await fetch('/api/credits', { cache: 'no-store' });
-      if (res.ok) setBalance(((await res.json()) as { balance: number }).balance);
+      // The account's wallet, and this user's own budget when the app keeps budgets.
+      const [credits, mine] = await Promise.all([
+        fetch('/api/credits', { cache: 'no-store' }),
+        budgets ? fetch('/api/budget', { cache: 'no-store' }) : undefined,
+      ]);
+      if (credits.ok) setBalance(((await credits.json()) as { balance: number }).balance);
+      if (mine?.ok) setBudget((await mine.json()) as Budget);
     } catch {
       // The next change tries again.
     }
-  }, []);
+  }, [budgets]);
+  useEffect(() => {
+    if (budgets) void refreshBalance();
+  }, [budgets, refreshBalance]);
 
   // The price from the model entry is shown at once; the estimate confirms the exact figure.
   const generate = useGenerate({ params, estimate: complete, estimateDelayMs: 350 });
@@ -149,7 +174,10 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
     if (!model || !params || issues.length > 0 || missing) return;
     // A double click while this is in flight gets the same promise (one key, one charge).
     const submitted = await generate.submit(params);
-    if (!submitted) return; // `generate.error` says why.
+    if (!submitted) {
+      void refreshBalance(); // a refusal over the user's budget says what is left
+      return; // `generate.error` says why.
+    }
     setGenerations((list) => [cardOf(submitted, params.prompt), ...list.filter((g) => g.generation_id !== submitted.generation_id)]);
     void refreshBalance();
   }
@@ -180,8 +208,11 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
             MediaGen <strong>Studio</strong>
           </span>
         </div>
-        <div className="balance" id="balance" aria-live="polite">
-          {balance === null ? '—' : balance.toLocaleString('en-US')} <span>credits</span>
+        <div className="wallets">
+          <BudgetChip budget={budget} />
+          <div className="balance" id="balance" aria-live="polite" title="The account's balance, shared by every user of this app">
+            {balance === null ? '—' : balance.toLocaleString('en-US')} <span>credits</span>
+          </div>
         </div>
       </header>
 

@@ -89,6 +89,8 @@ export async function startStack(
   options: {
     timeScale?: number /** Where the emulator sends webhooks (a proxy in front of the studio); default the studio's receiver. */;
     webhookUrl?: string;
+    /** More of the studio's environment (`MEDIAGEN_USER_CREDITS`). */
+    env?: Record<string, string>;
   } = {},
 ) {
   const port = await freePort();
@@ -120,6 +122,7 @@ export async function startStack(
     MEDIAGEN_SAMPLE_DB: join(dir, 'generations.db'),
     MEDIAGEN_UPLOADS_DIR: join(dir, 'uploads'),
     PORT: String(port),
+    ...options.env,
   };
   let studio = await startStudio(env, port);
   /** One browser's user: its cookie set on first contact and sent back after, as a browser does. */

@@ -4,6 +4,7 @@ import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, Mode
 import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
 import { SUBMIT_FIELDS } from '../wire/params';
+import { type BudgetView, createBudgetGuard, noBudget } from './budget/budget-guard';
 import { explained } from './next-step';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
@@ -32,6 +33,8 @@ export interface MediaGenActions<Platform = unknown> {
   get(id: string | undefined, context: MediaGenContext<Platform>): Promise<Generation>;
   list(context: MediaGenContext<Platform>, page?: { limit?: number; cursor?: string | undefined }): Promise<GenerationPage>;
   credits(context: MediaGenContext<Platform>): Promise<CreditsSummary>;
+  /** The user's budget (`GET /budget`): limits, what is left and when it resets; `NotFoundError` without the `budget` option. */
+  budget(context: MediaGenContext<Platform>): Promise<BudgetView>;
   models(context: MediaGenContext<Platform>): Promise<ModelList>;
 }
 
@@ -54,6 +57,16 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
   const allowParams = new Set(options.allowParams ?? DEFAULT_ALLOWED_PARAMS);
   const submittedStore = options.submittedStore ?? new MemoryDedupeStore();
   const uploads = createUploads(options as MediaGenHandlerOptions<never>);
+  const budget = options.budget ? createBudgetGuard(client, options.budget as never) : undefined;
+  /** Budget bookkeeping after the service answered: reported, never thrown (it must not turn a billed submit into an error). */
+  const quietly = (work: Promise<unknown>, context?: MediaGenContext<Platform>) =>
+    work.catch((error: unknown) => {
+      try {
+        options.onError?.(error, context);
+      } catch {
+        // An observer's failure changes nothing.
+      }
+    });
 
   /** The body as generate params the browser may send, after the app's own hook. */
   async function paramsOf(body: unknown, context: MediaGenContext<Platform>): Promise<GenerateParams> {
@@ -91,7 +104,12 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
 
   /** The generation, read live from the service, if `context.owner` may see it; else `NotFoundError`. */
   const owned = ownedRead(options);
-  const get = (id: string | undefined, context: MediaGenContext<Platform>) => owned(id, context);
+  const get = async (id: string | undefined, context: MediaGenContext<Platform>) => {
+    const generation = await owned(id, context);
+    // A read that finds the generation ended settles its budget (once, whichever instance reads it).
+    if (budget) await quietly(budget.settle(generation), context);
+    return generation;
+  };
 
   /**
    * `source.record` (unless `source.submit` recorded it already) and `onSubmitted` once per
@@ -121,11 +139,22 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
         throw routeError('INVALID_BODY', IDEMPOTENCY_KEY_RULE, { details: { field: 'Idempotency-Key' } });
       }
       const params = await paramsOf(body, input);
-      const key = sent === undefined || input.owner === undefined ? sent : await scopedKey(input.owner, sent);
-      // Intent first when the source can: it is written before the call, so no crash loses a billed generation.
-      const submitted = source?.submit
-        ? await source.submit(params, { owner: input.owner, idempotencyKey: key, signal: input.request?.signal })
-        : await client.generations.create(params, key ? { idempotencyKey: key } : {});
+      let key = sent === undefined || input.owner === undefined ? sent : await scopedKey(input.owner, sent);
+      // With budgets every submit has a key: its reservation is named by it, and a replay of it counts nothing twice.
+      if (budget) key ??= globalThis.crypto.randomUUID();
+      // Priced and reserved before anything is sent; over a limit this throws and nothing is sent.
+      const admitted = budget && key ? await budget.admit(params, key, input as MediaGenContext<never>) : undefined;
+      let submitted: SubmitResponse;
+      try {
+        // Intent first when the source can: it is written before the call, so no crash loses a billed generation.
+        submitted = source?.submit
+          ? await source.submit(params, { owner: input.owner, idempotencyKey: key, signal: input.request?.signal })
+          : await client.generations.create(params, key ? { idempotencyKey: key } : {});
+      } catch (error) {
+        if (admitted) await quietly(budget!.failed(admitted, error), input);
+        throw error;
+      }
+      if (admitted) await quietly(budget!.answered(admitted, submitted.generation_id), input);
       await recordOnce(submitted, params, input);
       return submitted;
     },
@@ -142,6 +171,11 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
     },
     async credits() {
       return client.credits.get();
+    },
+    async budget(context) {
+      if (!budget) throw noBudget();
+      userOf(options, context);
+      return budget.view(context as MediaGenContext<never>);
     },
     async models() {
       const list = await client.models.list();

@@ -1,6 +1,7 @@
 import { isMediaGenError, type MediaGenError } from '../errors';
 import { oneLine } from '../util/one-line';
 import { errorCodeInfo } from '../wire/error-codes';
+import { BUDGET_FIELDS } from './budget/budget-refusal';
 
 export interface ErrorReply {
   status: number;
@@ -10,7 +11,19 @@ export interface ErrorReply {
 }
 
 /** Fields of a service error body that are safe to pass on to a browser (none carries a secret). */
-const PASSED_ON = ['model', 'details', 'field', 'reason', 'balance', 'needed', 'in_flight', 'max_concurrent', 'until', 'category'];
+const PASSED_ON = [
+  'model',
+  'details',
+  'field',
+  'reason',
+  'balance',
+  'needed',
+  'in_flight',
+  'max_concurrent',
+  'until',
+  'category',
+  ...BUDGET_FIELDS,
+];
 
 /** Codes whose message is about the app's server, not the request: never sent to a browser. */
 const MASKED = new Set(['UNEXPECTED', 'CONFIGURATION_ERROR']);

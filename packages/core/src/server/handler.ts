@@ -4,6 +4,7 @@ import { parseLimit } from '../util/limit';
 import { ERROR_CODES } from '../wire/error-codes';
 import { APP_ROUTES } from '../wire/paths';
 import { createMediaGenActions, type MediaGenActions } from './actions';
+import { createBudgetGuard } from './budget/budget-guard';
 import { serviceProblem, settingProblems, warnAtStart, webhookSecrets } from './configuration';
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { defaultOnError } from './default-on-error';
@@ -44,7 +45,7 @@ export interface MediaGenHandler<Platform = unknown> {
 /**
  * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
  * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
- * (server-sent events), `GET /credits`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
+ * (server-sent events), `GET /credits`, `GET /budget`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
  * `GET /health` (200, or 503 with what keeps the app from serving).
  * Every refusal is the contract's error body, with the status of the code table in `/wire`.
  */
@@ -82,15 +83,18 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   warnAtStart(settingProblems(options as MediaGenHandlerOptions<never>), `${basePath}${APP_ROUTES.health}`);
   // The webhook route: the same receiver and options as `createWebhookHandler` (the receiver alone).
   const { webhook } = options;
+  // A webhook's end settles the user's budget: a store that fails answers 5xx, so the service redelivers.
+  const budgetOfEvents = options.budget ? createBudgetGuard(client, options.budget as never) : undefined;
   const receive = webhook
     ? mountReceiver(
         { ...webhook, secrets: webhookSecrets(options) },
         {
           client,
           onError: (error) => report(error),
-          // The source first (the ledger records the state), then the app's handler.
+          // The source first (the ledger records the state), then the budget, then the app's handler.
           onEvent: async (event, context) => {
             await options.source?.onEvent?.(event);
+            await budgetOfEvents?.settleEvent(event);
             await webhook.onEvent?.(event, context);
           },
         },
@@ -149,6 +153,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
       });
     }
     if (name === 'credits') return Response.json(await actions.credits(context));
+    if (name === 'budget') return Response.json(await actions.budget(context), { headers: { 'cache-control': 'no-store' } });
     if (name === 'health') {
       const problems = settingProblems(options as MediaGenHandlerOptions<never>);
       // With no address the service check could only repeat it.
@@ -204,6 +209,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'webhook') return receive !== undefined;
     if (name === 'uploads') return uploads.store !== undefined;
     if (name === 'upload') return uploads.store?.respond !== undefined;
+    if (name === 'budget') return options.budget !== undefined;
     return !((name === 'feed' || (name === 'generations' && method === 'GET')) && options.source === undefined);
   }
 

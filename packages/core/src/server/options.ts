@@ -6,6 +6,7 @@ import type { BodyLimit } from '../util/limit';
 import type { WebhookDedupeStore } from '../webhooks/dedupe';
 import type { WebhookVerifyInfo } from '../webhooks/handler';
 import type { WebhookEvent } from '../webhooks/verify';
+import type { BudgetOptions } from './budget/budget-guard';
 import type { CorsOptions } from './cors';
 import type { GenerationSource } from './source';
 import type { StreamOptions } from './stream-hub';
@@ -163,6 +164,15 @@ export interface MediaGenHandlerOptions<Platform = unknown> {
    * the links the service fetches those files from. Absent: both answer 404.
    */
   uploads?: UploadOptions;
+  /**
+   * Per-user budgets: credits per period, submits per minute, generations in flight. Each submit
+   * is priced exactly first (the service's `estimate: true`) and reserved in `store` before it
+   * is sent; over a limit it is refused (`402 USER_BUDGET_EXCEEDED`, `429 USER_RATE_LIMIT`,
+   * `429 USER_CONCURRENCY_LIMIT`) and nothing is sent. The reservation is settled to what the
+   * service charged when the generation ends (a webhook here, a read of it, or the ledger's
+   * `onTerminal` calling `settleBudget`). Serves `GET /budget`. Absent: no budgets, and that route answers 404.
+   */
+  budget?: BudgetOptions<Platform>;
   /** Serves `POST /webhooks/mediagen`: the service's signed deliveries. Absent: that route answers 404. */
   webhook?: MediaGenWebhookOptions<Platform>;
 }

@@ -9,6 +9,7 @@ export const ROUTE_METHODS: Record<RouteName, readonly string[]> = {
   events: ['GET'],
   feed: ['GET'],
   credits: ['GET'],
+  budget: ['GET'],
   estimate: ['POST'],
   models: ['GET'],
   webhook: ['POST'],

@@ -99,6 +99,12 @@ export const ERROR_CODES = {
   INPUT_FILE_UNREADABLE: permanent(400, 'Give the path of a readable media file, or an https URL.'),
   /** `@mediagen/mcp`: a generate past the session's spend cap; nothing was sent. */
   SPEND_CAP_EXCEEDED: permanent(402, 'Raise the cap (spendCapCredits) or start a new session.'),
+  /** A user over the credits of their period (the handler's `budget`): nothing was sent. */
+  USER_BUDGET_EXCEEDED: permanent(402, "Pick a cheaper request, or wait until resets_at, when this user's budget resets."),
+  /** A user over their submits per minute (the handler's `budget`): nothing was sent. */
+  USER_RATE_LIMIT: retried(429, 'Wait Retry-After seconds, then resend.'),
+  /** A user with as many generations in flight as their budget allows: nothing was sent. */
+  USER_CONCURRENCY_LIMIT: retried(429, "Wait for one of this user's generations to finish, then resend."),
   /** An app hook refused the submit (`SubmitRefusedError`); its own status and hint apply. */
   SUBMIT_REFUSED: permanent(403, 'Change the request; it was refused by this app.'),
 

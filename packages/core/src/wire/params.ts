@@ -4,6 +4,9 @@
  * enforce are decided in `packages/core/src/params/RULES.md`.
  */
 
+/** The flat price of the `enhance` pass, on top of `credits_estimate` (spec: Limits). */
+export const ENHANCE_CREDITS = 20;
+
 /** The keys a model's `params` schema may hold (spec: "The params object may contain only these keys"). */
 export const PARAM_KEYS = [
   'prompt',

@@ -85,6 +85,8 @@ export const APP_ROUTES = {
   feed: '/generations/events',
   /** `GET`: the account's credit summary. */
   credits: '/credits',
+  /** `GET`: the current user's budget (limits, what is left, when it resets), with the handler's `budget` option. */
+  budget: '/budget',
   /** `POST`: the price of a request, nothing charged. */
   estimate: '/estimate',
   /** `GET`: the models the browser may use. */
