@@ -45,7 +45,8 @@ export interface MediaGenHandler<Platform = unknown> {
  * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
  * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
  * (server-sent events), `GET /credits`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
- * `GET /health` (200, or 503 with what keeps the app from serving).
+ * `GET /health` (200, or 503 with what keeps the app from serving), and with a source that can
+ * cancel, `POST /generations/:id/cancel` (`{ outcome, charged, generation }`).
  * Every refusal is the contract's error body, with the status of the code table in `/wire`.
  */
 export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandlerOptions<Platform>): MediaGenHandler<Platform> {
@@ -130,6 +131,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'estimate')
       return Response.json(await actions.estimate(await readJsonObject(request, maxBodyBytes, bodyTimeoutMs), context));
     if (name === 'generation') return Response.json(await actions.get(id, context));
+    if (name === 'cancel') return Response.json(await actions.cancel(id, context), { headers: { 'cache-control': 'no-store' } });
     if (name === 'events') {
       // Refused before the read too: a refused stream costs the service nothing.
       const refused = hub.refusal(context.owner);
@@ -204,6 +206,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'webhook') return receive !== undefined;
     if (name === 'uploads') return uploads.store !== undefined;
     if (name === 'upload') return uploads.store?.respond !== undefined;
+    if (name === 'cancel') return options.source?.cancel !== undefined;
     return !((name === 'feed' || (name === 'generations' && method === 'GET')) && options.source === undefined);
   }
 
