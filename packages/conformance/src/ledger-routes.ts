@@ -19,6 +19,7 @@ export type LedgerStoreFactory = () =>
 export function describeLedgerRouteConformance(name: string, store: LedgerStoreFactory): void {
   describeRouteConformance({
     name: `generation ledger on ${name} (createNodeHandler)`,
+    cancels: true,
     async start(options) {
       const opened = await store();
       const ledger = createGenerationLedger({ client: options.client, store: opened });

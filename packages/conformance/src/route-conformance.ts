@@ -20,6 +20,8 @@ export interface RouteConformanceTarget {
   name: string;
   /** Starts a real HTTP server with the adapter's mount of `createMediaGenHandler(options)` at `/api`. */
   start(options: RouteAdapterOptions): Promise<StartedRoutes>;
+  /** Whether the app's source can cancel (the generation ledger's does): then `POST /generations/:id/cancel` is checked to stop, else to answer 404. */
+  cancels?: boolean;
 }
 
 export const ROUTE_SECRET = 'whsec_route_conformance';
@@ -192,6 +194,30 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
       expectErrorShape(unknown.body, 'NOT_FOUND');
       // Deliberately indistinguishable (spec): another user's id reads exactly like one that does not exist.
       expect((await call('GET', `/generations/${id}`, { user: 'mallory' })).body).toEqual(unknown.body);
+    });
+
+    it('cancel: your own sent generation goes on and is billed (charged true), by id or by your key; someone else’s is 404', async () => {
+      if (!target.cancels) {
+        const res = await call('POST', '/generations/00000000-0000-4000-8000-000000000000/cancel', { user: 'ada' });
+        expect(res.status).toBe(404);
+        expectErrorShape(res.body, 'NOT_FOUND');
+        expect(String(res.body!.message)).toMatch(/cannot stop generations/);
+        return;
+      }
+      const reserved = async () => (await emulator.accounts.get('acct_routes')).ledger.filter((row) => row.type === 'reserve').length;
+      const before = await reserved();
+      // (An unsent intent stopped, charged false: core's handler-cancel test, with the client's gate holding it.)
+      // Sent and accepted: it goes on and is billed, whatever the cancel says of following it.
+      const key = crypto.randomUUID();
+      const sent = await submitAs('ada', { model: 'image-fast', prompt: 'sent' }, { 'idempotency-key': key });
+      const id = sent.body!.generation_id!;
+      expect((await call('POST', `/generations/${id}/cancel`, { user: 'mallory' })).status).toBe(404);
+      const after = await call('POST', `/generations/${id}/cancel`, { user: 'ada' });
+      expect(after.status).toBe(200);
+      expect(after.body).toMatchObject({ outcome: expect.stringMatching(/^(abandoned|finished)$/), charged: true });
+      expect((await call('POST', `/generations/${key}/cancel`, { user: 'mallory' })).status).toBe(404);
+      expect((await call('POST', `/generations/${key}/cancel`, { user: 'ada' })).body).toMatchObject({ charged: true });
+      expect(await reserved()).toBe(before + 1);
     });
 
     it('streams the generation as server-sent events until it is terminal', async () => {

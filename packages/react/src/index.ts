@@ -19,5 +19,5 @@ export {
   uploadFile,
   type WithFiles,
 } from './upload';
-export { type GenerateState, type UseGenerateOptions, useGenerate } from './use-generate';
+export { type GenerateState, type StopResult, type UseGenerateOptions, useGenerate } from './use-generate';
 export { type GenerationState, pollIntervalFor, type UseGenerationOptions, useGeneration } from './use-generation';

@@ -32,6 +32,20 @@ export interface UseGenerateOptions<Params extends GenerateParams = GeneratePara
   fetch?: typeof fetch;
 }
 
+/**
+ * What `stop()` did, as the app's handler answered it (`POST {basePath}/generations/:id/cancel`).
+ * `charged` is false only when the handler said so: the submit never reached the service.
+ * - `stopped`: it was never sent; nothing was charged.
+ * - `abandoned`: the service has it: it goes on and is billed; only following it stopped.
+ * - `finished`: it had already ended (billed as it ended).
+ * - `unknown`: the handler could not say (no such submit recorded yet, a handler without a
+ *   source that can cancel, or no answer): it may have been sent and billed.
+ */
+export interface StopResult {
+  outcome: 'stopped' | 'abandoned' | 'finished' | 'unknown';
+  charged: boolean | null;
+}
+
 export interface GenerateState<Params extends GenerateParams = GenerateParams> {
   /**
    * Submits `params` (default: `options.params`): uploads the files in its input fields first
@@ -56,7 +70,23 @@ export interface GenerateState<Params extends GenerateParams = GenerateParams> {
   /** Why those params could not be estimated (422 for an incomplete form). */
   estimateError: GenerationRequestError | undefined;
   isEstimating: boolean;
-  /** Forgets the last submit and its error. */
+  /**
+   * Whether a submit was sent and has no answer yet: it may be waiting for a slot in the app's
+   * gate (the handler does not report the position to the browser).
+   */
+  isWaiting: boolean;
+  /**
+   * Stops the submission in flight, or the last accepted one. Before the answer: aborts the
+   * submit (a handler on the generation ledger then stops it if it was not sent) and asks the
+   * handler to cancel it by its key. After the 202: asks the handler to cancel it by id (it goes
+   * on and is billed; stop following it: `stopped` is set). Resolves with what the handler said
+   * (also in `stopped`); never rejects.
+   */
+  stop(): Promise<StopResult | undefined>;
+  /** What the last `stop()` did; cleared by the next submit. */
+  stopped: StopResult | undefined;
+  isStopping: boolean;
+  /** Forgets the last submit, its error and its stop. */
   reset(): void;
 }
 
@@ -78,10 +108,16 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
   const uploadsRef = useRef<ReturnType<typeof createUploadCache> | undefined>(undefined);
   uploadsRef.current ??= createUploadCache(setUploadProgress);
   const uploads = uploadsRef.current;
-  const inFlight = useRef<{ fingerprint: string; promise: Promise<SubmitResponse | undefined> } | undefined>(undefined);
+  const inFlight = useRef<
+    { fingerprint: string; promise: Promise<SubmitResponse | undefined>; key: string; controller: AbortController } | undefined
+  >(undefined);
   const [submitting, setSubmitting] = useState(0);
   const [error, setError] = useState<GenerationRequestError | undefined>();
   const [generation, setGeneration] = useState<SubmitResponse | undefined>();
+  const [waiting, setWaiting] = useState(0);
+  const [stopped, setStopped] = useState<StopResult | undefined>();
+  const [stopping, setStopping] = useState(false);
+  const accepted = useRef<SubmitResponse | undefined>(undefined);
 
   const submit = useCallback(
     (given?: WithFiles<Params>): Promise<SubmitResponse | undefined> => {
@@ -94,18 +130,23 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
       const request = latest.current.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
       setSubmitting((n) => n + 1);
       setError(undefined);
+      setStopped(undefined);
+      const controller = new AbortController();
       /** One submit of the prepared params: the 202 body, or why not. */
       const send = async (body: unknown): Promise<{ submitted: SubmitResponse } | { failure: GenerationRequestError }> => {
+        setWaiting((n) => n + 1);
         try {
           const response = await request(routeUrl(basePath, 'generations'), {
             method: 'POST',
             headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': key },
             body: JSON.stringify(body),
             credentials: 'same-origin',
+            signal: controller.signal,
           });
           const answer = await readJson(response);
           if (response.ok && typeof (answer as SubmitResponse | undefined)?.generation_id === 'string') {
             keys.current.settle(key);
+            accepted.current = answer as SubmitResponse;
             setGeneration(answer as SubmitResponse);
             latest.current.onSubmitted?.(answer as SubmitResponse);
             return { submitted: answer as SubmitResponse };
@@ -120,12 +161,19 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
           };
         } catch (thrown) {
           return { failure: networkError(thrown) };
+        } finally {
+          setWaiting((n) => n - 1);
         }
       };
       const promise = (async () => {
         // Uploads first (each file once, reused by a retry), then one submit with the tokens.
         const prepared = await uploads.prepare(params ?? {}, { basePath, fetch: latest.current.fetch });
-        const sent = prepared.error ? { failure: prepared.error } : await send(prepared.params);
+        const sent = prepared.error ? { failure: prepared.error } : controller.signal.aborted ? undefined : await send(prepared.params);
+        // Stopped (`stop()`): what happened is `stopped`, not an error; the next submit is a new one.
+        if (!sent || controller.signal.aborted) {
+          keys.current.settle(key);
+          return undefined;
+        }
         if ('submitted' in sent) return sent.submitted;
         const { failure } = sent;
         // A retryable failure keeps the key: resending the same params cannot bill twice.
@@ -137,16 +185,48 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
         if (inFlight.current?.promise === promise) inFlight.current = undefined;
         setSubmitting((n) => n - 1);
       });
-      inFlight.current = { fingerprint, promise };
+      inFlight.current = { fingerprint, promise, key, controller };
       return promise;
     },
     [basePath, uploads],
   );
 
+  const stop = useCallback(async (): Promise<StopResult | undefined> => {
+    const open = inFlight.current;
+    // Before the answer: abort the submit, then name it by its key; after the 202: by its id.
+    const id = open ? open.key : accepted.current?.generation_id;
+    if (id === undefined) return undefined;
+    open?.controller.abort();
+    if (open) inFlight.current = undefined;
+    setStopping(true);
+    const request = latest.current.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    let result: StopResult = { outcome: 'unknown', charged: null };
+    try {
+      const response = await request(routeUrl(basePath, 'cancel', id), {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+      });
+      const answer = (await readJson(response)) as Partial<StopResult> | undefined;
+      const outcome = answer?.outcome;
+      if (response.ok && (outcome === 'stopped' || outcome === 'abandoned' || outcome === 'finished')) {
+        // Nothing charged only on the handler's word.
+        result = { outcome, charged: answer?.charged === false && outcome === 'stopped' ? false : true };
+      }
+    } catch {
+      // No answer: unknown, and it may have been billed.
+    }
+    setStopped(result);
+    setStopping(false);
+    return result;
+  }, [basePath]);
+
   const estimate = useEstimate(options, basePath, uploads);
   const reset = useCallback(() => {
     setError(undefined);
     setGeneration(undefined);
+    setStopped(undefined);
+    accepted.current = undefined;
   }, []);
   return {
     submit,
@@ -156,6 +236,10 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
     error,
     generation,
     ...estimate,
+    isWaiting: waiting > 0,
+    stop,
+    stopped,
+    isStopping: stopping,
     reset,
   };
 }

@@ -2,6 +2,7 @@ import { APIError } from '../errors';
 import type { GenerateParams, SubmitResponse } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
 import { errorCodeInfo } from '../wire/error-codes';
+import type { LedgerCancel } from './cancel';
 import type { GenerationEta } from './eta';
 import type { GenerationLedger } from './ledger';
 import type { LedgerGeneration } from './view';
@@ -28,6 +29,7 @@ export interface LedgerGenerationSource {
     input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
   ): Promise<SubmitResponse>;
   onEvent(event: WebhookEvent): Promise<unknown>;
+  cancel(id: string, owner: string | undefined): Promise<LedgerCancel | undefined>;
   eta(generation: { generation_id: string | null; status: string; model: string; created_at?: string }): GenerationEta | undefined;
 }
 
@@ -38,6 +40,7 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
     get: (id, owner) => ledger.get(ownerOf(owner), id),
     onEvent: (event) => ledger.applyEvent(event),
     eta: (generation) => ledger.eta(generation),
+    cancel: (id, owner) => ledger.cancel(ownerOf(owner), id),
     // Every intent from the moment it is written: one not yet answered reads `submitting: true`
     // with a null generation_id (its idempotency_key names it), and keeps its place in the list.
     // A refused one is left out: it never became a generation (its submit answered the refusal).

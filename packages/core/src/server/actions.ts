@@ -1,6 +1,8 @@
 import { toHex } from '../crypto/hmac';
 import { ConfigurationError, isMediaGenError } from '../errors';
+import type { LedgerCancel } from '../ledger/cancel';
 import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
+import { isPlausibleId } from '../util/plausible-id';
 import { MemoryDedupeStore } from '../webhooks/dedupe';
 import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../wire/idempotency';
 import { SUBMIT_FIELDS } from '../wire/params';
@@ -8,7 +10,7 @@ import { type BudgetView, createBudgetGuard, noBudget } from './budget/budget-gu
 import { explained } from './next-step';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
-import { noSuchRoute, routeError } from './route-error';
+import { noSuchRoute, notFound, routeError } from './route-error';
 import type { GenerationPage } from './source';
 import { createUploads } from './uploads/uploads';
 import { userOf } from './user';
@@ -31,6 +33,12 @@ export interface MediaGenActions<Platform = unknown> {
   estimate(body: unknown, context: MediaGenContext<Platform>): Promise<EstimateResponse>;
   /** The generation, read live from the service, if `context.owner` may see it; else `NotFoundError`. */
   get(id: string | undefined, context: MediaGenContext<Platform>): Promise<Generation>;
+  /**
+   * Stops the user's generation or intent (`id`: its generation id, or the submission's
+   * `Idempotency-Key` as the browser sent it) through `source.cancel`; `NotFoundError` for
+   * another user's or an unknown id, and when the source cannot cancel.
+   */
+  cancel(id: string | undefined, context: MediaGenContext<Platform>): Promise<LedgerCancel>;
   list(context: MediaGenContext<Platform>, page?: { limit?: number; cursor?: string | undefined }): Promise<GenerationPage>;
   credits(context: MediaGenContext<Platform>): Promise<CreditsSummary>;
   /** The user's budget (`GET /budget`): limits, what is left and when it resets; `NotFoundError` without the `budget` option. */
@@ -162,6 +170,18 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       return client.generations.estimate(await paramsOf(body, context));
     },
     get,
+    async cancel(id, context) {
+      const cancel = source?.cancel?.bind(source);
+      if (!cancel) throw noSuchRoute('This app cannot stop generations: its source has no cancel (use the generation ledger).');
+      userOf(options, context);
+      if (!isPlausibleId(id)) throw notFound();
+      // A generation id (or a key the source knows as is), else the browser's key as submit scoped it.
+      const answer =
+        (await cancel(id, context.owner)) ??
+        (context.owner !== undefined && isIdempotencyKey(id) ? await cancel(await scopedKey(context.owner, id), context.owner) : undefined);
+      if (!answer) throw notFound();
+      return answer;
+    },
     async list(context, page = {}) {
       if (!source) throw noSuchRoute('This app keeps no list of generations (no source is configured).');
       userOf(options, context);

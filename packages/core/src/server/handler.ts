@@ -46,7 +46,8 @@ export interface MediaGenHandler<Platform = unknown> {
  * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
  * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
  * (server-sent events), `GET /credits`, `GET /budget`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
- * `GET /health` (200, or 503 with what keeps the app from serving).
+ * `GET /health` (200, or 503 with what keeps the app from serving), and with a source that can
+ * cancel, `POST /generations/:id/cancel` (`{ outcome, charged, generation }`).
  * Every refusal is the contract's error body, with the status of the code table in `/wire`.
  */
 export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandlerOptions<Platform>): MediaGenHandler<Platform> {
@@ -134,6 +135,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'estimate')
       return Response.json(await actions.estimate(await readJsonObject(request, maxBodyBytes, bodyTimeoutMs), context));
     if (name === 'generation') return Response.json(await actions.get(id, context));
+    if (name === 'cancel') return Response.json(await actions.cancel(id, context), { headers: { 'cache-control': 'no-store' } });
     if (name === 'events') {
       // Refused before the read too: a refused stream costs the service nothing.
       const refused = hub.refusal(context.owner);
@@ -210,6 +212,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'uploads') return uploads.store !== undefined;
     if (name === 'upload') return uploads.store?.respond !== undefined;
     if (name === 'budget') return options.budget !== undefined;
+    if (name === 'cancel') return options.source?.cancel !== undefined;
     return !((name === 'feed' || (name === 'generations' && method === 'GET')) && options.source === undefined);
   }
 

@@ -7,6 +7,7 @@ export const ROUTE_METHODS: Record<RouteName, readonly string[]> = {
   generations: ['GET', 'POST'],
   generation: ['GET'],
   events: ['GET'],
+  cancel: ['POST'],
   feed: ['GET'],
   credits: ['GET'],
   budget: ['GET'],
@@ -29,6 +30,7 @@ const STATIC = new Map<string, RouteName>(
 );
 const GENERATION = /^\/generations\/([^/]+)$/;
 const EVENTS = /^\/generations\/([^/]+)\/events$/;
+const CANCEL = /^\/generations\/([^/]+)\/cancel$/;
 const UPLOAD = /^\/uploads\/(.+)$/;
 
 /** The route `path` (relative to the base path) names, whatever the method. */
@@ -40,6 +42,8 @@ export function matchRoute(path: string): RouteMatch | undefined {
   if (one) return { name: 'generation', id: decodeSegment(one[1]!) };
   const events = EVENTS.exec(trimmed);
   if (events) return { name: 'events', id: decodeSegment(events[1]!) };
+  const cancel = CANCEL.exec(trimmed);
+  if (cancel) return { name: 'cancel', id: decodeSegment(cancel[1]!) };
   const upload = UPLOAD.exec(trimmed);
   if (upload) return { name: 'upload', id: decodeSegment(upload[1]!) };
   return undefined;

@@ -1,3 +1,4 @@
+import type { LedgerCancel } from '../ledger/cancel';
 import type { GenerationEta } from '../ledger/eta';
 import type { GenerateParams, Generation, SubmitResponse } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
@@ -45,6 +46,13 @@ export interface GenerationSource {
     params: GenerateParams,
     input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
   ): Promise<SubmitResponse>;
+  /**
+   * Stops `owner`'s generation or intent (`id`: its generation id or idempotency key) as far as
+   * the contract allows (the ledger's `cancel`): `stopped` when it was never sent (nothing
+   * charged), `abandoned` when the service has it (it goes on and is billed), `finished` when it
+   * had ended. Undefined for an id `owner` may not see. Without it, the cancel route answers 404.
+   */
+  cancel?(id: string, owner: string | undefined): Promise<LedgerCancel | undefined>;
   /** An estimate of the time a running generation has left (the ledger's `eta`), sent as `eta` on reads and stream events. */
   eta?(generation: Generation): GenerationEta | undefined;
   /** Each verified webhook event, before the app's `webhook.onEvent` (the ledger applies it). A throw answers 5xx: the service redelivers. */

@@ -81,6 +81,13 @@ export const APP_ROUTES = {
   generation: '/generations/:id',
   /** `GET /generations/:id/events`: server-sent events, one `data:` line per status change. */
   events: '/generations/:id/events',
+  /**
+   * `POST /generations/:id/cancel` (`:id` a generation id, or the submission's `Idempotency-Key`
+   * as the browser sent it): stops it if it was not sent (nothing charged), else stops following
+   * it (it goes on and is billed). Answers `{ outcome, charged, generation }`; served with a
+   * source that can cancel (the generation ledger).
+   */
+  cancel: '/generations/:id/cancel',
   /** `GET /generations/events`: server-sent events for every generation of the current user (their feed). */
   feed: '/generations/events',
   /** `GET`: the account's credit summary. */

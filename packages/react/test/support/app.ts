@@ -1,8 +1,9 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MediaGenClient, signWebhook } from '@mediagen/core';
+import { Gate, MediaGenClient, MemoryGateStore, signWebhook } from '@mediagen/core';
+import { createGenerationLedger, type GenerationLedger, ledgerSource, MemoryGenerationStore } from '@mediagen/core/ledger';
 import { createNodeHandler } from '@mediagen/core/node';
-import { createMediaGenHandler, type GenerationSource, type MediaGenHandlerOptions } from '@mediagen/core/server';
+import { createMediaGenHandler, type GenerationSource, type MediaGenHandlerOptions, queueGateStore } from '@mediagen/core/server';
 import { type RunningEmulator, startEmulator } from '@mediagen/emulator';
 
 export const KEY = 'svc_live_react';
@@ -40,6 +41,11 @@ export async function startApp(
     options?: Partial<MediaGenHandlerOptions> | ((origin: string) => Partial<MediaGenHandlerOptions>);
     /** The emulator fetches the app's own `http://127.0.0.1` input links (the uploads' store). */
     allowLoopbackInputs?: boolean;
+    /**
+     * The generation ledger as the source, its client behind a gate (the account's concurrency):
+     * a submit past the limit waits in the gate unsent, and `queued()` counts the waits told.
+     */
+    ledger?: boolean;
   } = {},
 ) {
   const streams = new Set<ServerResponse>();
@@ -111,12 +117,25 @@ export async function startApp(
       ],
     },
   });
-  const client = new MediaGenClient({ apiKey: KEY, baseUrl: emulator.url, maxRetries: 1 });
+  const client = new MediaGenClient({
+    apiKey: KEY,
+    baseUrl: emulator.url,
+    maxRetries: 1,
+    ...(init.ledger ? { gate: new Gate({ store: queueGateStore(new MemoryGateStore()) }) } : {}),
+  });
+  let queued = 0;
+  let ledger: GenerationLedger | undefined;
+  if (init.ledger) {
+    const create = client.generations.create.bind(client.generations);
+    client.generations.create = ((params, options = {}) =>
+      create(params, { ...options, onQueue: () => void queued++ })) as typeof client.generations.create;
+    ledger = createGenerationLedger({ client, store: new MemoryGenerationStore() });
+  }
   const handler = createMediaGenHandler({
     client,
     basePath: '/api',
     identify: (request) => /(?:^|;\s*)uid=([^;]+)/.exec(request.headers.get('cookie') ?? '')?.[1],
-    source: memorySource(),
+    source: ledger ? ledgerSource(ledger) : memorySource(),
     webhook: { secrets: SECRET },
     onError: () => {},
     ...(typeof init.options === 'function' ? init.options(origin) : init.options),
@@ -128,6 +147,10 @@ export async function startApp(
     handler,
     client,
     emulator,
+    /** Submits told they wait in the gate (with `ledger: true`). */
+    queued: () => queued,
+    /** Bills of the account: one reservation per generation the service accepted. */
+    reserves: async () => (await emulator.accounts.get('acct_react')).ledger.filter((row) => row.type === 'reserve').length,
     /** Requests the app answered under /api, in order. */
     seen,
     /** Status reads of one generation (`GET /api/generations/:id`). */
@@ -189,6 +212,7 @@ export async function startApp(
       if (res.status !== 200) throw new Error(`webhook answered ${res.status}`);
     },
     async close() {
+      await ledger?.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await emulator.close();
