@@ -147,8 +147,10 @@ describe('on a terminal', () => {
     // The first status read is held: the line is drawn while the generation is certainly live,
     // whatever the render's pace; released once it shows, the run goes on to completion.
     await holdNextStatusRead(slow.url);
+    // A cache of its own: no render history yet, so the line shows the contract's typical time.
     const { child, done } = spawnTty(['generate', '--model', 'image-fast', '--prompt', 'tty', '--wait', '--out', out], {
       baseUrl: slow.url,
+      env: { XDG_CACHE_HOME: await tempDir('tty-cache') },
     });
     // Spinner, status (the submit's, the read being held), elapsed seconds, the kind's expected time.
     await waitForOutput(child, /\[2K[^\r]*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏][^\r]*submitted[^\r]*\d+s[^\r]*image usually takes 5-15 s/);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,8 +54,20 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The CLI's cache (render history, input files) for this test run: its own folder, never the
+ * machine's `~/.cache`, so no test sees what another run (or a person) left there.
+ */
+const CACHE = mkdtempSync(join(tmpdir(), 'mediagen-cli-cache-'));
+
 function envFor(options: RunOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm-256color', ...options.env };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TERM: 'xterm-256color',
+    XDG_CACHE_HOME: CACHE,
+    ...options.env,
+  };
   if (options.baseUrl) env.MEDIAGEN_BASE_URL = options.baseUrl;
   const key = options.key === undefined ? KEYS.main : options.key;
   if (key !== null) env.MEDIAGEN_API_KEY = key;

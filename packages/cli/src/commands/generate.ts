@@ -55,7 +55,12 @@ async function submitAndFollow(
     // submit, this line is on screen.
     io.err(`idempotency key ${idempotencyKey} (to resubmit without a second charge: ${resubmit})`);
     try {
-      return await client.generations.create(params as TypedGenerateParams, { idempotencyKey, signal });
+      // Past its send point a submit runs to the service's answer whatever the signal (so that it is
+      // never left unknown whether it was billed); a person's Ctrl-C must not wait for that answer.
+      // The key is on screen: a resubmit with it is never billed twice.
+      const creating = client.generations.create(params as TypedGenerateParams, { idempotencyKey, signal });
+      creating.catch(() => {});
+      return await Promise.race([creating, abortedBy(signal)]);
     } catch (error) {
       if (signal.aborted) {
         io.err('Interrupted before the service confirmed the submit: it may or may not have been created.');
@@ -114,4 +119,12 @@ function resubmitCommand(options: GenerateOptions, idempotencyKey: string): stri
   if (options.download === false) parts.push('--no-download');
   if (options.json) parts.push('--json');
   return parts.join(' ');
+}
+
+/** Rejects once `signal` aborts (with its reason). */
+function abortedBy(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
