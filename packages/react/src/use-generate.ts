@@ -211,7 +211,7 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
       const outcome = answer?.outcome;
       if (response.ok && (outcome === 'stopped' || outcome === 'abandoned' || outcome === 'finished')) {
         // Nothing charged only on the handler's word.
-        result = { outcome, charged: answer?.charged === false && outcome === 'stopped' ? false : true };
+        result = { outcome, charged: !(answer?.charged === false && outcome === 'stopped') };
       }
     } catch {
       // No answer: unknown, and it may have been billed.
