@@ -34,6 +34,7 @@ function past(i: number, ms: number): GenerationRecord {
     },
     error: null,
     unavailable: false,
+    abandoned: false,
     notified: true,
     outputs: null,
     created_at: T0 - 3_600_000,

@@ -71,6 +71,7 @@ describe('the ledger applies every source through it', () => {
           generation: null,
           error: null,
           unavailable: false,
+          abandoned: false,
           notified: false,
           outputs: null,
           created_at: 1,

@@ -42,7 +42,7 @@ export async function ledgerEmulator(extra: Record<string, unknown> = {}) {
     },
     advance: (ms: number) => control('POST', '/clock', { advanceMs: ms }),
     reset: () => control('POST', '/reset'),
-    fault: (fault: Record<string, unknown>) => control('POST', '/faults', fault),
+    fault: (fault: Record<string, unknown> | Record<string, unknown>[]) => control('POST', '/faults', fault),
     /** Reservations the account was billed, per generation id. */
     async reserves(): Promise<string[]> {
       const account = await control('GET', `/accounts/${ACCOUNT}`);

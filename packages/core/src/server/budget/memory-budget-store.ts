@@ -86,7 +86,7 @@ export class MemoryBudgetStore implements BudgetStore {
     }
   }
 
-  async release(key: string): Promise<void> {
+  async release(key: string, _now?: number): Promise<void> {
     const reservation = this.#reservations.get(key);
     if (!reservation || reservation.settled || reservation.generationId !== undefined) return;
     const user = this.#users.get(reservation.owner);
