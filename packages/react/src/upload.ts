@@ -1,21 +1,12 @@
 import type { GenerateParams } from '@mediagen/core';
-import { INPUT_KINDS, type InputField, type InputKind } from '@mediagen/core/wire';
+import { INPUT_KINDS, type InputField, type InputKind, type UploadedInput } from '@mediagen/core/wire';
+
+export type { UploadedInput };
+
 import { type GenerationRequestError, networkError, requestErrorOf } from './errors';
 import { readJson } from './read-json';
 import { routeUrl } from './routes';
 import { SSE_MAX_EVENT_CHARS } from './sse';
-
-/** What the app's `POST {basePath}/uploads` answers (201): `input` goes in the submit's input field. */
-export interface UploadedInput {
-  /** The token to put in `input_image`, `input_video`, `input_audio` or `reference_images` (only this user's submits take it). */
-  input: string;
-  kind: InputKind;
-  /** The media type the handler read from the bytes. */
-  type: string;
-  size: number;
-  /** When the handler stops taking the token (ISO 8601): upload again after it. */
-  expires_at: string;
-}
 
 /** Bytes of the files being uploaded sent so far, of all of them. */
 export interface UploadProgress {

@@ -22,6 +22,21 @@ const MB = 1024 * 1024;
  */
 export const INPUT_MAX_BYTES: Readonly<Record<InputKind, number>> = { image: 20 * MB, video: 200 * MB, audio: 50 * MB };
 
+/**
+ * What an app's `POST {basePath}/uploads` answers (201), read by the browser (`@mediagen/react`):
+ * `input` goes in the same user's submit.
+ */
+export interface UploadedInput {
+  /** The token to put in `input_image`, `input_video`, `input_audio` or `reference_images` (only this user's submits take it). */
+  input: string;
+  kind: InputKind;
+  /** The media type read from the bytes. */
+  type: string;
+  size: number;
+  /** When the token stops being taken at submit (ISO 8601): upload again after it. */
+  expires_at: string;
+}
+
 /** The file formats the service reads, by what their bytes say. */
 export type MediaFormat = 'png' | 'jpeg' | 'webp' | 'mp4' | 'webm' | 'wav' | 'mp3';
 

@@ -1,7 +1,10 @@
 import { ConfigurationError, RateLimitError } from '../../errors';
 import type { GenerateParams } from '../../types';
 import { ERROR_CODES } from '../../wire/error-codes';
-import { INPUT_KINDS, INPUT_MAX_BYTES, type InputField, type InputKind, MEDIA_FORMATS } from '../../wire/media';
+import { INPUT_KINDS, INPUT_MAX_BYTES, type InputField, type InputKind, MEDIA_FORMATS, type UploadedInput } from '../../wire/media';
+
+export type { UploadedInput };
+
 import { uploadSecret } from '../configuration';
 import type { MediaStore } from '../media-store';
 import type { MediaGenHandlerOptions } from '../options';
@@ -27,18 +30,6 @@ export interface UploadOptions {
   idleTimeoutMs?: number;
   /** Longest a whole upload may take. Default 600 000 ms (10 min); then 408. */
   timeoutMs?: number;
-}
-
-/** What `POST {basePath}/uploads` answers (201). */
-export interface UploadedInput {
-  /** Put this in `input_image`, `input_video`, `input_audio` or `reference_images` of your own submit. */
-  input: string;
-  kind: InputKind;
-  /** The media type read from the bytes. */
-  type: string;
-  size: number;
-  /** When the token stops being taken at submit (ISO 8601): upload again after it. */
-  expires_at: string;
 }
 
 /**
