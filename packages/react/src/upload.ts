@@ -1,5 +1,5 @@
 import type { GenerateParams } from '@mediagen/core';
-import { INPUT_KINDS, type InputField, type InputKind, type UploadedInput } from '@mediagen/core/wire';
+import { INPUT_KINDS, type InputField, type UploadedInput } from '@mediagen/core/wire';
 
 export type { UploadedInput };
 
