@@ -94,7 +94,10 @@ describe('handler.drain()', () => {
     const refused = await app.stream(`/generations/${id}/events`);
     expect(refused.status).toBe(503);
     expect(refused.headers.connection).toBe('close');
-    expect(await new Response(refused.body).json()).toMatchObject({ error: 'TOO_MANY_STREAMS', message: expect.stringContaining('shutting down') });
+    expect(await new Response(refused.body).json()).toMatchObject({
+      error: 'TOO_MANY_STREAMS',
+      message: expect.stringContaining('shutting down'),
+    });
     // Still held: the open stream keeps the drain from resolving.
     expect(drained).toBe(false);
     expect(app.handler.openStreams).toBe(1);

@@ -179,7 +179,8 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'credits') return Response.json(await actions.credits(context));
     if (name === 'health') {
       // A draining instance is healthy but must get no new work: the balancer's check takes it out.
-      if (hub.draining) return Response.json({ ok: false, draining: true, problems: [] }, { status: 503, headers: { 'cache-control': 'no-store' } });
+      if (hub.draining)
+        return Response.json({ ok: false, draining: true, problems: [] }, { status: 503, headers: { 'cache-control': 'no-store' } });
       const problems = settingProblems(options as MediaGenHandlerOptions<never>);
       // With no address the service check could only repeat it.
       const service = client.baseUrl ? await serviceProblem(client, basePath) : undefined;
