@@ -195,6 +195,7 @@ export async function runFleet({ quick, log }) {
       own: (id, user) => ownerById.set(id, user),
       ownerOf: (id) => ownerById.get(id),
       interrupted: [],
+      resubmitted: [],
       lostAnswers: [],
     };
     const users = Array.from({ length: plan.users }, (_, index) =>
@@ -220,7 +221,7 @@ export async function runFleet({ quick, log }) {
     };
     log(`fleet: ${plan.users} simulated users and ${plan.pages} Chromium pages on the balancer`);
     const runs = users.map(async (user, i) => {
-      await sleep((i / users.length) * Math.min(plan.thinkMs[1], 10_000)); // arrive over the first seconds
+      await sleep((i / users.length) * plan.thinkMs[1]); // arrive spread over one think time, as visitors do
       return user.run();
     });
     const pages = await startChromiumUsers({ base: lbUrl, pages: plan.pages });
@@ -337,7 +338,6 @@ export async function runFleet({ quick, log }) {
     );
     // Interrupted intents: listed throughout, final within 15 s of an instance being up again.
     const finality = record.interrupted
-      .map(({ entry, ...x }) => ({ ...x, finalAt: x.finalAt ?? entry?.terminalAt }))
       .filter((x) => x.finalAt !== undefined)
       .map((x) => ({ ...x, ms: x.finalAt - (timeline.upAt(x.failedAt) ?? x.failedAt) }));
     check(finality.length === record.interrupted.length, `${record.interrupted.length - finality.length} interrupted intents never final`);
@@ -380,7 +380,9 @@ export async function runFleet({ quick, log }) {
         countBy(record.lostAnswers, (a) => `${a.status || 'no answer'}${a.code ? ` ${a.code}` : ''}`),
       )
         .map(([k, n]) => `${k}: ${n}`)
-        .join(', ')}); interrupted intents found in the list and followed there: ${record.interrupted.length}`,
+        .join(
+          ', ',
+        )}); of them, interrupted intents (found in the user's list, followed there to final): ${record.interrupted.length}, resubmits (not in the ledger: the request reached no instance or was refused first): ${record.resubmitted.length}`,
       `   interrupted intent final after an instance was up: ${summary(finality.map((x) => x.ms))} (bound 15 s)`,
       `   emulator faults posted: ${Object.entries(injected)
         .map(([k, v]) => `${k} ${v}`)

@@ -17,7 +17,7 @@ export function ensureHaproxy() {
  * The settings that matter for event streams (docs/src/guide/production.md says why, one by one):
  * HTTP mode, round robin, a health check on the handler's GET /api/health (a draining instance
  * answers 503 and leaves the rotation; open streams are NOT cut when a server goes down:
- * no `on-marked-down shutdown-sessions`), idle timeouts above the streams' 15 s heartbeat,
+ * no `on-marked-down shutdown-sessions`), idle timeouts above the streams' 15 s heartbeat, a check timeout above a busy instance's answer time,
  * a long server timeout for a submit waiting on the account gate, and a refused stream (a
  * draining instance's 503) or a refused connection retried once on another server
  * (`retry-on` + `redispatch`), never a POST (a submit is not replayed by the balancer).
@@ -35,6 +35,10 @@ defaults
   timeout http-request 10s
   timeout http-keep-alive 10s
   timeout queue 30s
+  # A check answered slower than this fails: under load a busy instance's health answer can take
+  # over a second, and with the default (inter, 500 ms) busy instances all leave the rotation
+  # together and the balancer answers 503 with none (seen in the full fleet run).
+  timeout check 3s
   retries 2
   option redispatch 1
   retry-on conn-failure empty-response 503

@@ -94,8 +94,9 @@ export function createUser({ index, base, phaseOf, stopSubmitting, thinkMs, reco
         const entry = { key, id, phase, submitMs: Date.now() - started, acceptedAt: Date.now(), attempts: attempt + 1 };
         view.accepted.set(key, entry);
         record.own(id, me);
-        // Its finality is its stream's terminal event (entry.terminalAt, once followed).
-        if (interrupted) record.interrupted.push({ ...interrupted, key, id, resentAt: Date.now(), entry });
+        // Never listed at any failure: the ledger had no intent (the request reached no instance,
+        // or was refused before its intent was written), so this was a resubmit, not an interrupted intent.
+        if (interrupted) record.resubmitted.push({ ...interrupted, key, id, acceptedAt: Date.now() });
         return entry;
       }
       const status = response.status === 202 ? 0 : response.status;
