@@ -327,8 +327,11 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         // Maybe billed (an unusable 2xx was billed for sure): resent with the same key, which rule 1
         // answers with the original. Spaced out as the intent ages, so a service that keeps
         // answering so is asked less and less often (1 s up to 5 min).
+        // Refused before sending (the account gate's store unreachable, or no slot in time): nothing
+        // reached the service, so no backoff is owed; any instance whose gate serves resends it.
+        const unsent = isMediaGenError(error) && UNSENT_CODES.has(error.code);
         await patchRecord(record.key, (r) =>
-          r.status === 'submitting' ? { next_check_at: now() + resendDelay(now() - r.created_at), ...FREE } : undefined,
+          r.status === 'submitting' ? { next_check_at: now() + (unsent ? 1_000 : resendDelay(now() - r.created_at)), ...FREE } : undefined,
         );
       }
       throw error;
@@ -597,6 +600,9 @@ const PERMANENT_PERSIST: ReadonlySet<string> = new Set(['OUTPUT_TOO_LARGE', 'CON
 const FREE: RecordPatch = { lease_holder: null, lease_until: 0 };
 
 /** The wait before an unanswered intent is resent: half its age, from 1 s up to 5 min. */
+/** What a submit fails with before anything is sent: the gate's store refused (fail-closed Redis), or the gate found no slot in time. */
+const UNSENT_CODES = new Set(['REDIS_UNAVAILABLE', 'REDIS_DATA_LOST', 'GATE_TIMEOUT']);
+
 function resendDelay(ageMs: number): number {
   return Math.min(5 * 60_000, Math.max(1_000, ageMs / 2));
 }
