@@ -52,4 +52,40 @@ describe('the ledger, when the account gate refuses before sending', () => {
     expect(sent.generation_id).toEqual(expect.any(String));
     expect((await emu.reserves()).filter((id) => id === sent.generation_id)).toHaveLength(1);
   });
+
+  it('resends only one intent per pass while its own gate refuses, leaving the rest to instances whose gate serves', async () => {
+    const refusing: GateStore = {
+      acquire: () => {
+        throw new MediaGenError('Redis refused acquire.', {
+          status: 503,
+          code: 'REDIS_UNAVAILABLE',
+          next: 'Retry once Redis is reachable.',
+        });
+      },
+      bind() {},
+      release() {},
+      settle() {},
+    };
+    const clock = manualClock();
+    const store = new MemoryGenerationStore();
+    const cutOff = createGenerationLedger({
+      client: new MediaGenClient({ apiKey: KEY, baseUrl: emu.url, gate: new Gate({ store: refusing }) }),
+      store,
+      now: clock.now,
+      onError: () => {},
+    });
+    for (const key of ['held-1', 'held-2', 'held-3']) {
+      await expect(cutOff.submit('ada', { model: 'image-fast', prompt: key }, { idempotencyKey: key })).rejects.toMatchObject({
+        code: 'REDIS_UNAVAILABLE',
+      });
+    }
+    clock.advance(1_000);
+    // Three intents due: the instance whose gate just refused takes one (a probe), not all three.
+    expect((await cutOff.reconcile()).followed).toBe(1);
+    // A healthy instance on the same store takes the others up at once.
+    const healthy = createGenerationLedger({ client: emu.client(), store, now: clock.now, onError: () => {} });
+    clock.advance(1_000);
+    expect((await healthy.reconcile()).resent).toBe(3);
+    for (const key of ['held-1', 'held-2', 'held-3']) expect((await store.get(key))?.generation_id).toEqual(expect.any(String));
+  });
 });
