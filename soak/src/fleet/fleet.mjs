@@ -45,7 +45,7 @@ export const FLEET_PLAN = {
   full: {
     users: 300,
     pages: 5,
-    thinkMs: [40_000, 80_000],
+    thinkMs: [90_000, 150_000],
     calmMs: 120_000,
     kills: 6,
     killGapMs: [8_000, 30_000],

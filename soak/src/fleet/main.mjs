@@ -12,6 +12,8 @@ const deadline = setTimeout(() => {
   console.error(`fleet: FAILED: the overall deadline of ${deadlineMs / 1000} s passed; ${fleetProgress()}`);
   process.exit(1);
 }, deadlineMs);
+// Stopped by hand: exit through process.exit, so HAProxy and redis-server (exit hooks) go too.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(1));
 const { failures, lines } = await runFleet({ quick, log });
 clearTimeout(deadline);
 console.log(lines.join('\n'));
