@@ -2,7 +2,7 @@
 // Brings up what the tests need from the machine, so `pnpm test` passes on a fresh machine with
 // only Node and npm: Debian's Chromium (the sample pages' browser tests), Redis on
 // 127.0.0.1:6379 (REDIS_URL) for the Redis stores, and PostgreSQL on 127.0.0.1:5432 (DATABASE_URL)
-// for the ledger's PostgreSQL store. Idempotent and quiet when all are there;
+// for the ledger's PostgreSQL store, and HAProxy for the fleet soak. Idempotent and quiet when all are there;
 // says what it installs or starts. Installing needs root and apt-get; without them it prints
 // the command to run and lets the tests report what is missing.
 import { spawnSync } from 'node:child_process';
@@ -135,6 +135,15 @@ async function ensurePostgres() {
   }
 }
 
-await ensureChromium();
-await ensureRedis();
-await ensurePostgres();
+/** HAProxy (Debian's), for the fleet soak's balancer (`pnpm soak --fleet`); installed, not started (the soak runs its own). */
+function ensureHaproxy() {
+  if (!onPath('haproxy')) aptInstall('haproxy', 'the fleet soak puts its three instances behind HAProxy');
+}
+
+// `node scripts/ensure-services.mjs [chromium] [redis] [postgres] [haproxy]`: those only; all of them by default.
+const wanted = process.argv.slice(2);
+const want = (name) => wanted.length === 0 || wanted.includes(name);
+if (want('chromium')) await ensureChromium();
+if (want('redis')) await ensureRedis();
+if (want('postgres')) await ensurePostgres();
+if (want('haproxy')) ensureHaproxy();

@@ -12,4 +12,6 @@ export async function register(): Promise<void> {
   if (started.__mediagenReconciler) return;
   started.__mediagenReconciler = true;
   app.ledger.start();
+  // A graceful shutdown behind a balancer (lib/shutdown.ts), with NEXT_MANUAL_SIG_HANDLE=true.
+  if (process.env.NEXT_MANUAL_SIG_HANDLE) (await import('./lib/shutdown')).drainOnSignals(app);
 }

@@ -33,4 +33,4 @@ export function proxy(request: NextRequest): Response {
  * comes from the studio's page, whose load gave the browser its user. Only that exact path: anything below
  * it is another path of the catch-all, whose broken percent-encoding must reach the check above.
  */
-export const config = { matcher: '/((?!_next/static/|_next/image/|favicon\\.ico$|api/webhooks/mediagen/?$|api/uploads/?$).*)' };
+export const config = { matcher: '/((?!_next/static/|_next/image/|favicon\\.ico$|api/webhooks/mediagen/?$|api/uploads/?$|api/health$).*)' };

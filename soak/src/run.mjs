@@ -27,6 +27,8 @@ import { freePort } from './ports.mjs';
 import { startOwnRedis } from './redis-server.mjs';
 import { UPLOAD_FULL_RUNS, uploadCrashPart, uploadCrashReport } from './upload-crash.mjs';
 
+// `--fleet` (issue 36): three Next instances behind HAProxy under fire, instead (src/fleet/main.mjs; it exits).
+if (process.argv.includes('--fleet')) await import('./fleet/main.mjs');
 const quick = process.argv.includes('--quick');
 const N1 = quick ? 200 : 1_000;
 const N2 = quick ? 100 : 400;

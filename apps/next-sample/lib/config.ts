@@ -18,6 +18,17 @@ export interface Config extends MediaGenSettings {
    * budget before anything is sent and shown on the page. Unset: no per-user budget.
    */
   userCredits: number | undefined;
+  /**
+   * `MEDIAGEN_DATABASE_URL`: a PostgreSQL connection string. Set, the ledger lives there instead
+   * of the SQLite file, shared by every instance of the app (several behind a balancer).
+   */
+  databaseUrl: string | undefined;
+  /**
+   * `MEDIAGEN_REDIS_URL`: set, the webhook de-duplication, the account gate and the events (a
+   * stream on one instance hears a webhook another received) are shared on this Redis. Needed as
+   * soon as more than one instance serves.
+   */
+  redisUrl: string | undefined;
 }
 
 /**
@@ -33,6 +44,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...settings,
     databaseFile: env.MEDIAGEN_SAMPLE_DB || undefined,
     uploadsDir: env.MEDIAGEN_UPLOADS_DIR || undefined,
+    databaseUrl: env.MEDIAGEN_DATABASE_URL || undefined,
+    redisUrl: env.MEDIAGEN_REDIS_URL || undefined,
     publicUrl: (env.PUBLIC_URL || `http://127.0.0.1:${settings.port}`).replace(/\/+$/, ''),
     userCredits: wholeOrUndefined(env.MEDIAGEN_USER_CREDITS),
   };

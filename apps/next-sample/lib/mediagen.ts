@@ -1,9 +1,11 @@
 import 'server-only';
 import { join } from 'node:path';
-import { MediaGenClient } from '@mediagen/core';
-import { createGenerationLedger, type GenerationLedger, ledgerSource } from '@mediagen/core/ledger';
+import { Gate, MediaGenClient } from '@mediagen/core';
+import { createGenerationLedger, type GenerationLedger, type GenerationStore, ledgerSource } from '@mediagen/core/ledger';
 import { FileMediaStore } from '@mediagen/core/node';
 import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions, MemoryBudgetStore } from '@mediagen/core/server';
+import { PostgresGenerationStore } from '@mediagen/postgres';
+import { RedisDedupeStore, RedisGateStore, RedisGenerationEvents } from '@mediagen/redis';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
 import { after } from 'next/server';
 import { readConfig } from './config';
@@ -18,9 +20,9 @@ export interface Studio {
   handler: MediaGenHandler;
   /** The generation ledger: the one record of every generation (routes, webhook, reconciler). */
   ledger: GenerationLedger;
-  /** The ledger's SQLite file. The store opens it on first use, never at module load (`next build`). */
+  /** The ledger's SQLite file (unused when `store` is given). The store opens it on first use, never at module load (`next build`). */
   databaseFile: string;
-  /** Stops the reconciler (its pass in flight ends first) and closes the database. */
+  /** Stops the reconciler (its pass in flight ends first) and closes the database and Redis connections. */
   close(): Promise<void>;
 }
 
@@ -29,6 +31,10 @@ export interface StudioOptions {
   client: MediaGenClient;
   /** The ledger's SQLite file. */
   databaseFile: string;
+  /** The ledger's store instead of the SQLite file (PostgreSQL, for several instances). */
+  store?: GenerationStore & { close?(): Promise<void> };
+  /** More to close with the studio (its Redis connections). */
+  closers?: (() => Promise<void>)[];
   /**
    * The handler's options besides its client and its mount at /api (who the user is, where
    * generations are kept, the webhook's secrets), given the studio's ledger.
@@ -37,8 +43,13 @@ export interface StudioOptions {
 }
 
 /** The studio's ledger on SQLite and its one handler, mounted at /api (the catch-all route's folder). */
-export function createStudio({ client, databaseFile, routes }: StudioOptions): Studio {
-  const store = new SqliteGenerationStore({ filename: databaseFile });
+export function createStudio({
+  client,
+  databaseFile,
+  store = new SqliteGenerationStore({ filename: databaseFile }),
+  closers = [],
+  routes,
+}: StudioOptions): Studio {
   const ledger = createGenerationLedger({
     client,
     store,
@@ -51,7 +62,8 @@ export function createStudio({ client, databaseFile, routes }: StudioOptions): S
     handler: createMediaGenHandler({ ...routes(ledger), client, basePath: '/api' }),
     async close() {
       await ledger.stop();
-      await store.close();
+      await store.close?.();
+      await Promise.allSettled(closers.map((close) => close()));
     },
   };
 }
@@ -59,9 +71,24 @@ export function createStudio({ client, databaseFile, routes }: StudioOptions): S
 /** The studio this app runs: its settings from the environment. */
 function fromEnvironment(): Studio {
   const config = readConfig();
+  // Several instances (MEDIAGEN_REDIS_URL): de-dup, the account gate and the events on one Redis.
+  // Each store opens its connection on first use, never at module load (`next build`).
+  const redis = config.redisUrl
+    ? {
+        events: new RedisGenerationEvents({ redis: config.redisUrl, prefix: 'studio:', onError: () => {} }),
+        gate: new RedisGateStore({ redis: config.redisUrl, prefix: 'studio:gate:' }),
+        dedupe: new RedisDedupeStore({ redis: config.redisUrl, prefix: 'studio:dedupe:' }),
+      }
+    : undefined;
   return createStudio({
-    client: new MediaGenClient({ apiKey: config.apiKey, baseUrl: config.baseUrl }),
+    client: new MediaGenClient({
+      apiKey: config.apiKey,
+      baseUrl: config.baseUrl,
+      ...(redis && { events: redis.events, gate: new Gate({ store: redis.gate }) }),
+    }),
     databaseFile: config.databaseFile ?? join(process.cwd(), 'data', 'generations.db'),
+    store: config.databaseUrl ? new PostgresGenerationStore({ pool: config.databaseUrl }) : undefined,
+    closers: redis ? [() => redis.events.close(), () => redis.gate.close(), () => redis.dedupe.close()] : [],
     routes: (ledger) => ({
       identify: userOf,
       // Submits (intent first), reads, lists and verified webhook events all go through the
@@ -75,7 +102,7 @@ function fromEnvironment(): Studio {
           ? undefined
           : { store: new MemoryBudgetStore(), limits: () => ({ creditsPerPeriod: config.userCredits, periodMs: 86_400_000, inFlight: 5 }) },
       // `after` keeps work past the answer alive.
-      webhook: { secrets: config.webhookSecrets, waitUntil: after },
+      webhook: { secrets: config.webhookSecrets, waitUntil: after, ...(redis && { dedupe: redis.dedupe }) },
       // Files from the studio (POST /api/uploads), kept in a folder and served to the service under
       // signed, expiring links on this app's own GET /api/uploads/:key. Tokens are signed with
       // MEDIAGEN_UPLOAD_SECRET, else the webhook secret.

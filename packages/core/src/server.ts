@@ -30,7 +30,7 @@ export { chargeOf, type EndedGeneration, settleBudget } from './server/budget/se
 export type { CorsOptions } from './server/cors';
 export { isRefusedDelivery } from './server/default-on-error';
 export { type ErrorReply, errorReply, errorResponse } from './server/error-reply';
-export { createMediaGenHandler, type MediaGenHandler } from './server/handler';
+export { createMediaGenHandler, type DrainOptions, type DrainResult, type MediaGenHandler } from './server/handler';
 export { idFromCookie } from './server/id-cookie';
 export type { DirectUpload, MediaInfo, MediaStore } from './server/media-store';
 export type { MediaGenContext, MediaGenHandlerOptions, MediaGenWebhookContext, MediaGenWebhookOptions } from './server/options';

@@ -1,3 +1,3 @@
 export { sendError } from './errors';
-export { createRouteHandler, type RouteHandlerOptions } from './router';
+export { createRouteHandler, type RouteHandlerOptions, type RouteHandlers } from './router';
 export { mediagenWebhook } from './webhook';

@@ -1,5 +1,5 @@
 import { createNodeHandler } from '@mediagen/core/node';
-import { createMediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
+import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import type { ErrorRequestHandler, Request as ExpressRequest, RequestHandler } from 'express';
 
 /** Core's handler options; hooks get Express's `req` as `context.platform`. The mount path is `app.use`'s. */
@@ -13,7 +13,10 @@ export type RouteHandlerOptions = Omit<MediaGenHandlerOptions<ExpressRequest>, '
  * as parsed when `express.json()` ran first; a body that parser refused on these routes gets
  * core's status and error body (the second middleware), not Express's HTML page.
  */
-export function createRouteHandler(options: RouteHandlerOptions): [RequestHandler, ErrorRequestHandler] {
+/** The two middlewares `app.use` takes, and the handler's `drain` for a graceful shutdown (on SIGTERM, before `server.close()`). */
+export type RouteHandlers = [RequestHandler, ErrorRequestHandler] & Pick<MediaGenHandler, 'drain'>;
+
+export function createRouteHandler(options: RouteHandlerOptions): RouteHandlers {
   const handler = createMediaGenHandler<ExpressRequest>(options);
   // Inside `app.use('/api', …)`, `req.url` is the path below the mount point.
   const handle = createNodeHandler(handler, { url: (req) => req.url, onError: options.onError });
@@ -21,5 +24,5 @@ export function createRouteHandler(options: RouteHandlerOptions): [RequestHandle
   // Four parameters: Express tells an error middleware by its arity.
   const parserErrors: ErrorRequestHandler = (error, req, res, next) =>
     void handle.parserError(error, req, res).then((answered) => answered || next(error), next);
-  return [routes, parserErrors];
+  return Object.assign([routes, parserErrors] as [RequestHandler, ErrorRequestHandler], { drain: handler.drain });
 }

@@ -1,4 +1,4 @@
-import { createMediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
+import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions } from '@mediagen/core/server';
 import type { Context, MiddlewareHandler } from 'hono';
 
 /**
@@ -13,15 +13,19 @@ export type RouteHandlerOptions = MediaGenHandlerOptions<Context>;
  * Hono's own Web `Request`, so the same code runs on Node, Bun, Deno and Workers; a path the
  * handler does not serve goes on to the app's own routes (so it can be used on every path).
  */
-export function createRouteHandler(options: RouteHandlerOptions): MiddlewareHandler {
+/** The middleware, and the handler's `drain` for a graceful shutdown (on SIGTERM, before the server closes). */
+export type RouteMiddleware = MiddlewareHandler & Pick<MediaGenHandler, 'drain'>;
+
+export function createRouteHandler(options: RouteHandlerOptions): RouteMiddleware {
   const { webhook } = options;
   // On Workers the runtime stops at the response: webhook work after it goes to the request's own waitUntil.
   const waitUntil = webhook?.waitUntil ?? ((promise: Promise<unknown>, c: Context | undefined) => executionCtxOf(c)?.waitUntil(promise));
   const handler = createMediaGenHandler<Context>({ ...options, ...(webhook && { webhook: { ...webhook, waitUntil } }) });
-  return async function mediagenMiddleware(c, next) {
+  const middleware: MiddlewareHandler = async function mediagenMiddleware(c, next) {
     if (!handler.route(c.req.method, new URL(c.req.url).pathname)) return next();
     return handler(c.req.raw, c);
   };
+  return Object.assign(middleware, { drain: handler.drain });
 }
 
 /** The request's execution context, where the runtime has one (Workers; not Node's server, whose getter throws). */

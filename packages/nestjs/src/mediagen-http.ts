@@ -3,7 +3,15 @@ import { isDeliveryTo, parserRefusal, routePath, type WatchedServer, watchBodyDe
 import { createNodeHandler, type NodeHandler, type NodeRequestLike, type NodeResponseLike } from '@mediagen/core/node';
 import { createMediaGenHandler, isRefusedDelivery, type MediaGenHandler } from '@mediagen/core/server';
 import { APP_ROUTES } from '@mediagen/core/wire';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { GenerationEventHandlers } from './event-handlers';
 import { MEDIAGEN_MODULE_OPTIONS } from './module-definition';
@@ -24,7 +32,7 @@ type ErrorHandler = (error: unknown, req: unknown, res: unknown, next?: unknown)
  * answers the bodies the platform's parser refuses on these routes, and runs the start-up checks.
  */
 @Injectable()
-export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   readonly #logger = new Logger('MediaGen');
   #handler: MediaGenHandler<PlatformRequest> | undefined;
   #routes: NodeHandler<PlatformRequest> | undefined;
@@ -83,6 +91,14 @@ export class MediaGenHttp implements OnModuleInit, OnApplicationBootstrap, OnApp
     if (typeof server?.prependListener !== 'function') return;
     const path = this.#webhookPath();
     this.#unwatch = watchBodyDeadline(server, (req) => isDeliveryTo(path, req.method, req.url), webhook.deadlineMs ?? 4_000);
+  }
+
+  /**
+   * A graceful shutdown (`app.enableShutdownHooks()`, then SIGTERM): before Nest closes the HTTP
+   * server, the handler drains: health 503, no new stream, the open ones end with their terminal event.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.#handler?.drain();
   }
 
   onApplicationShutdown(): void {

@@ -369,8 +369,12 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         // Maybe billed (an unusable 2xx was billed for sure): resent with the same key, which rule 1
         // answers with the original. Spaced out as the intent ages, so a service that keeps
         // answering so is asked less and less often (1 s up to 5 min).
+        // Refused before sending (the account gate's store unreachable, or no slot in time): nothing
+        // reached the service, so no backoff is owed; any instance whose gate serves resends it.
+        const unsent = isMediaGenError(error) && UNSENT_CODES.has(error.code);
+        if (unsent) cannotSendUntil = now() + CANNOT_SEND_MS;
         await patchRecord(record.key, (r) =>
-          r.status === 'submitting' ? { next_check_at: now() + resendDelay(now() - r.created_at), ...FREE } : undefined,
+          r.status === 'submitting' ? { next_check_at: now() + (unsent ? 1_000 : resendDelay(now() - r.created_at)), ...FREE } : undefined,
         );
       }
       throw error;
@@ -466,6 +470,12 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
   let timer: unknown;
   let running: Promise<unknown> | undefined;
   let stopped = true;
+  /**
+   * Until when this instance's own submits are refused before sending (its gate's Redis cut off):
+   * meanwhile its reconciler resends one intent per pass (a probe), leaving the rest to instances
+   * whose gate serves instead of holding them all under its lease while each is refused.
+   */
+  let cannotSendUntil = 0;
 
   const ledger: GenerationLedger = {
     async submit(owner, params, submitOptions = {}) {
@@ -614,8 +624,10 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
       await times.refresh().catch((error: unknown) => report(error));
       const due = await store.due(now(), batch);
       const counts: ReconcileReport = { due: due.length, followed: 0, polled: 0, resent: 0, notified: 0, errors: 0 };
+      let probes = now() < cannotSendUntil ? 1 : Number.POSITIVE_INFINITY;
       await Promise.all(
         due.map(async (candidate) => {
+          if (candidate.status === 'submitting' && probes-- <= 0) return;
           if (!(await store.claim(candidate.key, me, now() + leaseMs, now()))) return;
           counts.followed++;
           following.set(candidate.key, counts);
@@ -682,6 +694,11 @@ const PERMANENT_PERSIST: ReadonlySet<string> = new Set(['OUTPUT_TOO_LARGE', 'CON
 const FREE: RecordPatch = { lease_holder: null, lease_until: 0 };
 
 /** The wait before an unanswered intent is resent: half its age, from 1 s up to 5 min. */
+/** What a submit fails with before anything is sent: the gate's store refused (fail-closed Redis), or the gate found no slot in time. */
+const UNSENT_CODES = new Set(['REDIS_UNAVAILABLE', 'REDIS_DATA_LOST', 'GATE_TIMEOUT']);
+/** How long after such a refusal the reconciler resends only one intent per pass. */
+const CANNOT_SEND_MS = 5_000;
+
 function resendDelay(ageMs: number): number {
   return Math.min(5 * 60_000, Math.max(1_000, ageMs / 2));
 }

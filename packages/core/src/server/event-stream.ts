@@ -41,12 +41,24 @@ export function streamsFull(): Response {
 }
 
 /**
+ * 503 TOO_MANY_STREAMS while the handler drains (`handler.drain()`): this instance takes no new
+ * stream. `Connection: close`, so a balancer that retries a refused GET (HAProxy's
+ * `retry-on 503` with `option redispatch`) sends it to another instance on a fresh connection.
+ */
+function streamsDraining(): Response {
+  const { status, next } = ERROR_CODES.TOO_MANY_STREAMS;
+  const body = { error: 'TOO_MANY_STREAMS', message: 'This server is shutting down and takes no new stream.', next, request_id: null };
+  return Response.json(body, { status, headers: { 'retry-after': '1', connection: 'close' } });
+}
+
+/**
  * The answer to a stream `hub` refuses: 503 TOO_MANY_STREAMS when the handler is full, 429
  * RATE_LIMIT when this user holds `maxStreamsPerUser` (the user's own doing, so a 4xx; retryable,
  * so the browser's hook polls meanwhile and opens a stream again later).
  */
 export function streamRefused(refusal: StreamRefusal, hub: StreamHub): Response {
   if (refusal === 'server') return streamsFull();
+  if (refusal === 'draining') return streamsDraining();
   const { status, next } = ERROR_CODES.RATE_LIMIT;
   const message = `This user already holds ${hub.maxStreamsPerUser} open event streams, the most this server allows one user; close one, or poll the generation meanwhile.`;
   const body = { error: 'RATE_LIMIT', message };

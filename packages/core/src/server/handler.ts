@@ -40,6 +40,28 @@ export interface MediaGenHandler<Platform = unknown> {
   readonly basePath: string;
   /** Open event streams now (per handler; `stream.maxStreams` caps it, `stream.maxStreamsPerUser` each user's). */
   readonly openStreams: number;
+  /**
+   * For a graceful shutdown (on SIGTERM, before the process exits): from now on `GET /health`
+   * answers 503 `{ draining: true }` (the balancer stops sending here) and a new event stream is
+   * refused with 503 and `Connection: close` (a balancer retries it on another instance); the
+   * streams open now end with their terminal event, and requests being answered finish. Resolves
+   * once both are done, or after `timeoutMs` (default 25 000, under the usual 30 s a platform
+   * waits between SIGTERM and SIGKILL), ending the streams still open (feeds never end by
+   * themselves): their browsers reconnect with `Last-Event-ID` to another instance.
+   */
+  drain(options?: DrainOptions): Promise<DrainResult>;
+}
+
+export interface DrainOptions {
+  /** How long the open streams and requests may take to finish. Default 25 000 ms. */
+  timeoutMs?: number;
+}
+
+export interface DrainResult {
+  /** Streams still open at the deadline, ended by the handler (their browsers reconnect elsewhere). */
+  streamsEnded: number;
+  /** Requests (other than streams) still being answered at the deadline. */
+  requestsLeft: number;
 }
 
 /**
@@ -96,6 +118,13 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
           onEvent: async (event, context) => {
             await options.source?.onEvent?.(event);
             await budgetOfEvents?.settleEvent(event);
+            // Terminal: its slot in the account gate is free. Said here because the streams that
+            // follow it end on this very event, stopping their wait() before it would settle
+            // (found by the fleet soak: slots held for the gate's TTL, then every submit queued).
+            const id = event.data?.generation_id;
+            if ((event.type === 'generation.completed' || event.type === 'generation.failed') && typeof id === 'string') {
+              await client.gate?.settle(id).catch((error: unknown) => report(error));
+            }
             await webhook.onEvent?.(event, context);
           },
         },
@@ -157,6 +186,9 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'credits') return Response.json(await actions.credits(context));
     if (name === 'budget') return Response.json(await actions.budget(context), { headers: { 'cache-control': 'no-store' } });
     if (name === 'health') {
+      // A draining instance is healthy but must get no new work: the balancer's check takes it out.
+      if (hub.draining)
+        return Response.json({ ok: false, draining: true, problems: [] }, { status: 503, headers: { 'cache-control': 'no-store' } });
       const problems = settingProblems(options as MediaGenHandlerOptions<never>);
       // With no address the service check could only repeat it.
       const service = client.baseUrl ? await serviceProblem(client, basePath) : undefined;
@@ -169,9 +201,32 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     return Response.json(await actions.models(context));
   }
 
+  /** Requests being answered now (a stream counts until its answer starts), and who waits for none. */
+  let inFlight = 0;
+  let onIdle: (() => void) | undefined;
   const handler = async function mediagenHandler(request: Request, platform?: Platform): Promise<Response> {
-    return closeIfUnread(request, await route(request, platform));
+    inFlight++;
+    try {
+      return closeIfUnread(request, await route(request, platform));
+    } finally {
+      if (--inFlight === 0) onIdle?.();
+    }
   } as MediaGenHandler<Platform>;
+
+  async function drain({ timeoutMs = 25_000 }: DrainOptions = {}): Promise<DrainResult> {
+    const deadline = Date.now() + timeoutMs;
+    const streamsEnded = await hub.drain(timeoutMs);
+    if (inFlight > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        onIdle = resolve;
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      clearTimeout(timer);
+      onIdle = undefined;
+    }
+    return { streamsEnded, requestsLeft: inFlight };
+  }
 
   async function route(request: Request, platform: Platform | undefined): Promise<Response> {
     const path = relativePath(new URL(request.url).pathname, basePath);
@@ -225,6 +280,7 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     },
     actions,
     basePath,
+    drain,
   });
 }
 

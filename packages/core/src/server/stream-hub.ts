@@ -33,8 +33,11 @@ export interface StreamOptions {
   now?: () => number;
 }
 
-/** Why a stream is refused: the handler holds `maxStreams`, or this user `maxStreamsPerUser`. */
-export type StreamRefusal = 'server' | 'user';
+/**
+ * Why a stream is refused: the handler holds `maxStreams`, or this user `maxStreamsPerUser`, or
+ * the handler is draining (`drain()`: the instance is shutting down, another should take it).
+ */
+export type StreamRefusal = 'server' | 'user' | 'draining';
 
 type Watcher = { update(generation: Generation): void; fail(error: unknown): void };
 
@@ -79,6 +82,10 @@ export class StreamHub {
   readonly #setInterval: (callback: () => void, ms: number) => unknown;
   readonly #clearInterval: (timer: unknown) => void;
   #timer: unknown;
+  /** Set by `drain()`: no stream opens from then on. */
+  #draining = false;
+  /** Called when the last open stream closes while draining. */
+  #onIdle: (() => void) | undefined;
 
   /** Adds the estimate of time remaining to a running generation's events (none by default). */
   readonly #withEta: (generation: Generation) => Generation;
@@ -126,6 +133,7 @@ export class StreamHub {
 
   /** Whether a stream of `owner` is refused now, and why; undefined when it may open. */
   refusal(owner: string | undefined): StreamRefusal | undefined {
+    if (this.#draining) return 'draining';
     if (this.#connections.size >= this.maxStreams) return 'server';
     if (owner !== undefined && (this.#perUser.get(owner) ?? 0) >= this.maxStreamsPerUser) return 'user';
     return undefined;
@@ -145,6 +153,7 @@ export class StreamHub {
         this.#clearInterval(this.#timer);
         this.#timer = undefined;
       }
+      if (this.#connections.size === 0) this.#onIdle?.();
       onClose();
     }, headers);
     this.#connections.add(connection);
@@ -152,6 +161,32 @@ export class StreamHub {
     connection.send('retry', this.#retry);
     this.#timer ??= this.#setInterval(() => this.#heartbeat(), this.#heartbeatMs);
     return connection;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Stops taking streams and waits for the open ones to end by themselves (each generation
+   * stream ends after its terminal event); those still open after `timeoutMs` (feeds never end
+   * by themselves) are ended, and the browser reconnects with `Last-Event-ID` to an instance
+   * that serves. Resolves with how many were ended that way.
+   */
+  async drain(timeoutMs: number): Promise<number> {
+    this.#draining = true;
+    if (this.#connections.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        this.#onIdle = resolve;
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      clearTimeout(timer);
+      this.#onIdle = undefined;
+    }
+    const left = [...this.#connections];
+    for (const connection of left) connection.abort();
+    return left.length;
   }
 
   /**
