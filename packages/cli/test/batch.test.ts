@@ -56,7 +56,8 @@ async function expectBilledOnce(before: string[], lines: ResultLine[]): Promise<
   expect(new Set(billed)).toEqual(new Set(ids));
 }
 
-describe('mediagen batch', { timeout: 60_000 }, () => {
+// Whole batches of real CLI processes, renders and a resume per test: minutes on a loaded machine (a bound, not a race).
+describe('mediagen batch', { timeout: 240_000 }, () => {
   it('prices first, runs every line, downloads each output, writes results.jsonl in order with failures per line', async () => {
     const { dir, file } = await jobsFile(['one', 'two [[fail:model_unavailable]]', 'three', 'four']);
     const out = join(dir, 'out');
