@@ -15,6 +15,8 @@ export interface BudgetInstancesTarget {
   /** Each instance's ledger store (the same data, or one each). */
   ledgerStores(): Promise<[GenerationStore, GenerationStore]> | [GenerationStore, GenerationStore];
   close?(): Promise<void> | void;
+  /** A known failure that keeps this target from landing, in words: the suite is skipped and says so. */
+  knownFailure?: string;
 }
 
 const KEY = 'svc_live_budget_instances';
@@ -55,7 +57,8 @@ interface Instance {
  * forfeited `CONTENT_POLICY_VIOLATION` included.
  */
 export function describeBudgetAcrossInstances(target: BudgetInstancesTarget): void {
-  describe(`budgets across two instances: ${target.name}`, () => {
+  const suite = target.knownFailure ? describe.skip : describe;
+  suite(`budgets across two instances: ${target.name}${target.knownFailure ? ` (skipped: ${target.knownFailure})` : ''}`, () => {
     let emulator: RunningEmulator;
     const instances: Instance[] = [];
 
