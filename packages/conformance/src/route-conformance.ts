@@ -199,14 +199,14 @@ export function describeRouteConformance(target: RouteConformanceTarget): void {
     it('cancel: your own sent generation goes on and is billed (charged true), by id or by your key; someone else’s is 404', async () => {
       if (!target.cancels) {
         // Not one of the handler's routes then (`handler.route()` says so): an adapter that passes
-        // such paths on to the app's own routes (Hono's middleware) answers with the app's 404.
+        // such paths on to the app's own routes (Hono's middleware, Nest's router) answers the app's 404.
         const res = await fetch(`${app.origin}/api/generations/00000000-0000-4000-8000-000000000000/cancel`, {
           method: 'POST',
           headers: { cookie: `${USER_COOKIE}=ada` },
         });
-        const text = await res.text();
+        // (Its body is the framework's: Nest's own JSON 404, Hono's text.)
+        await res.arrayBuffer();
         expect(res.status).toBe(404);
-        if (res.headers.get('content-type')?.includes('json')) expect(JSON.parse(text)).toMatchObject({ error: 'NOT_FOUND' });
         return;
       }
       const reserved = async () => (await emulator.accounts.get('acct_routes')).ledger.filter((row) => row.type === 'reserve').length;
