@@ -2,7 +2,7 @@ import { ConfigurationError, isMediaGenError, MediaGenError } from '../../errors
 import type { GenerateParams } from '../../types';
 import { ACCEPTED_FORMATS, INPUT_KINDS, INPUT_MAX_BYTES, type InputField, type InputKind } from '../../wire/media';
 import type { MediaStore } from '../media-store';
-import { receiveMedia } from './receive-upload';
+import { article, receiveMedia } from './receive-upload';
 import { INPUT_LINK_SECONDS, INPUT_MIN_LIFE_SECONDS } from './uploads';
 
 /** What the client's `inputs` option takes: the submit's params in, the same params with every file a link out. */
@@ -163,6 +163,6 @@ function inputError(field: InputField, error: unknown): unknown {
   const next =
     error.code === 'UPLOAD_TOO_LARGE'
       ? `Send a smaller ${kind}.`
-      : `Send ${kind === 'image' ? 'an' : 'a'} ${kind} file: ${ACCEPTED_FORMATS[kind]}.`;
+      : `Send ${article(kind)} ${kind} file: ${ACCEPTED_FORMATS[kind]}.`;
   return new MediaGenError(`\`${field}\`: ${error.message}`, { code: error.code, next, cause: error });
 }

@@ -149,7 +149,8 @@ export async function receiveMedia(
   }
 }
 
-const article = (kind: InputKind) => (kind === 'video' ? 'a' : 'an');
+/** `an image`, `a video`, `an audio`: the article for a kind, in the refusals that name one. */
+export const article = (kind: InputKind) => (kind === 'video' ? 'a' : 'an');
 
 /** The next chunk, or `408` when none comes within `ms`. */
 async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array>> {

@@ -10,7 +10,7 @@ import type { MediaStore } from '../media-store';
 import type { MediaGenHandlerOptions } from '../options';
 import { noSuchRoute, routeError } from '../route-error';
 import { type InputToken, inputTokens, objectKey, TOKEN_PREFIX } from './input-token';
-import { receiveUpload } from './receive-upload';
+import { article, receiveUpload } from './receive-upload';
 
 /** The handler's `uploads` option: a person's own media, kept in the app's storage, as generation inputs. */
 export interface UploadOptions {
@@ -76,7 +76,7 @@ export function createUploads(options: MediaGenHandlerOptions<never>): Uploads {
     if (kind !== INPUT_KINDS[field])
       throw routeError(
         'INVALID_BODY',
-        `\`${field}\` takes ${INPUT_KINDS[field] === 'image' ? 'an' : 'a'} ${INPUT_KINDS[field]}; this upload is ${kind === 'image' ? 'an' : 'a'} ${kind}.`,
+        `\`${field}\` takes ${article(INPUT_KINDS[field])} ${INPUT_KINDS[field]}; this upload is ${article(kind)} ${kind}.`,
         { details: { field } },
       );
     if (token.expires - Date.now() / 1000 < INPUT_MIN_LIFE_SECONDS)
