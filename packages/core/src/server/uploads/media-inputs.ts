@@ -161,8 +161,6 @@ function inputError(field: InputField, error: unknown): unknown {
   if (!isMediaGenError(error) || error.code === 'STORAGE_ERROR' || error.code === 'CONFIGURATION_ERROR') return error;
   const kind = INPUT_KINDS[field];
   const next =
-    error.code === 'UPLOAD_TOO_LARGE'
-      ? `Send a smaller ${kind}.`
-      : `Send ${article(kind)} ${kind} file: ${ACCEPTED_FORMATS[kind]}.`;
+    error.code === 'UPLOAD_TOO_LARGE' ? `Send a smaller ${kind}.` : `Send ${article(kind)} ${kind} file: ${ACCEPTED_FORMATS[kind]}.`;
   return new MediaGenError(`\`${field}\`: ${error.message}`, { code: error.code, next, cause: error });
 }
