@@ -5,6 +5,7 @@ import { useGeneration } from '@mediagen/next/client';
 import { useEffect, useMemo, useState } from 'react';
 import { cardId, promptOf, type StudioGeneration } from '../../lib/generation';
 import { EtaLine } from './EtaLine';
+import { useHydrated } from './useHydrated';
 
 interface GalleryProps {
   generations: StudioGeneration[];
@@ -50,6 +51,8 @@ function Card({
     [stored, polled],
   );
   const terminal = g.status === 'completed' || g.status === 'failed';
+  // The time is the browser's own (its time zone), once hydrated; the server's render shows UTC.
+  const hydrated = useHydrated();
 
   // Tells the list once when this card settles, not again on every later render.
   useEffect(() => {
@@ -90,7 +93,7 @@ function Card({
           {/* No charge is shown for an intent the service has not answered: it states none yet. */}
           {[
             g.credits_used === null || g.submitting ? null : terminal ? `${g.credits_used} credits` : `${g.credits_used} credits reserved`,
-            new Date(g.created_at).toLocaleTimeString('en-GB'),
+            new Date(g.created_at).toLocaleTimeString('en-GB', hydrated ? {} : { timeZone: 'UTC', timeZoneName: 'short' }),
           ]
             .filter(Boolean)
             .join(' · ')}
