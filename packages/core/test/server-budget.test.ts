@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGenerationLedger, ledgerSource, MemoryGenerationStore } from '../src/ledger';
 import { type BudgetLimits, createMediaGenHandler, MemoryBudgetStore, settleBudget } from '../src/server';
+import { signWebhook } from '../src/webhooks/verify';
 import { ledgerEmulator } from './support/ledger-emulator';
 
 const emu = await ledgerEmulator();
@@ -17,7 +18,7 @@ const submit = (user: string, key: string, prompt = 'a fox') =>
 const read = (user: string, path: string) => new Request(BASE + path, { headers: { 'x-user': user } });
 
 /** A handler on the ledger with a budget in memory, on a clock the test moves. */
-function app(limits: BudgetLimits, options: { settleOnTerminal?: boolean } = {}) {
+function app(limits: BudgetLimits, options: { settleOnTerminal?: boolean; webhookSecret?: string } = {}) {
   const clock = { now: Date.UTC(2026, 0, 10, 12) };
   const store = new MemoryBudgetStore();
   const client = emu.client({ maxRetries: 0 });
@@ -32,6 +33,7 @@ function app(limits: BudgetLimits, options: { settleOnTerminal?: boolean } = {})
     identify: (request) => request.headers.get('x-user') ?? undefined,
     source: ledgerSource(ledger),
     budget: { store, limits: () => limits, now: () => clock.now },
+    ...(options.webhookSecret && { webhook: { secrets: options.webhookSecret } }),
     onError: () => {},
   });
   const budget = async (user: string) => (await handler(read(user, '/budget'))).json() as Promise<Record<string, unknown>>;
@@ -152,5 +154,63 @@ describe('budgets on the one handler', () => {
     // Completed 4 + refunded 0 + forfeited (CONTENT_POLICY_VIOLATION) 4.
     expect(await budget('flo')).toMatchObject({ used_credits: 8, remaining_credits: 4 });
     expect((await handler(submit('flo', 'k5'))).status).toBe(202);
+  });
+
+  it("a submit answered 429 by the service (the ledger resends it later) is settled by its end's webhook: the ledger's record names its key", async () => {
+    // Found under CI load: the account's own concurrency limit answered 429 to a submit whose
+    // reservation stood; the ledger's resend got the generation, and its end's webhook found no
+    // reservation bound to its id. No onTerminal and no read here: only the webhook.
+    const secret = 'whsec_budget_resend';
+    const { handler, ledger, budget } = app({ creditsPerPeriod: 100, inFlight: 2 }, { webhookSecret: secret });
+    await emu.fault([
+      { endpoint: 'generate', count: 1 },
+      { endpoint: 'generate', status: 429, code: 'CONCURRENCY_LIMIT' },
+    ]);
+    const busy = await handler(submit('hal', 'k1'));
+    expect(busy.status).toBe(429);
+    // Not a refusal the ledger gives up on: the intent stays and may yet be billed, so its reservation stands.
+    expect(await budget('hal')).toMatchObject({ used_credits: 4, in_flight: 1 });
+    expect(await emu.reserves()).toEqual([]);
+
+    // The reconciler's passes resend the intent with its own key once it is due (a second after
+    // the 429); the service accepts it. (A condition awaited, with a bound for a loaded machine.)
+    await expect
+      .poll(
+        async () => {
+          await ledger.reconcile();
+          return (await emu.reserves()).length;
+        },
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(1);
+    const [id] = await emu.reserves();
+    expect(id).toMatch(/\S/);
+    await emu.settled(id!);
+
+    // The end arrives as the service's webhook, through the handler.
+    const body = JSON.stringify({
+      generation_id: id,
+      status: 'completed',
+      model: 'image-fast',
+      output_url: `https://media.example/${id}.png`,
+      output_urls: [`https://media.example/${id}.png`],
+      credits_charged: 4,
+      duration_ms: 1200,
+      completed_at: new Date().toISOString(),
+    });
+    const delivered = await handler(
+      new Request(`${BASE}/webhooks/mediagen`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-event': 'generation.completed',
+          'x-service-delivery-id': crypto.randomUUID(),
+          'x-service-signature': await signWebhook(body, secret),
+        },
+        body,
+      }),
+    );
+    expect(delivered.status).toBe(200);
+    expect(await budget('hal')).toMatchObject({ used_credits: 4, in_flight: 0 });
   });
 });

@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../wire/error-codes';
 import { APP_ROUTES } from '../wire/paths';
 import { createMediaGenActions, type MediaGenActions } from './actions';
 import { createBudgetGuard } from './budget/budget-guard';
+import { keyOfRecord } from './budget/settle';
 import { serviceProblem, settingProblems, warnAtStart, webhookSecrets } from './configuration';
 import { corsHeaders, preflight, withHeaders } from './cors';
 import { defaultOnError } from './default-on-error';
@@ -116,8 +117,10 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
           onError: (error) => report(error),
           // The source first (the ledger records the state), then the budget, then the app's handler.
           onEvent: async (event, context) => {
-            await options.source?.onEvent?.(event);
-            await budgetOfEvents?.settleEvent(event);
+            const recorded = await options.source?.onEvent?.(event);
+            // The record names the intent's key: a reservation whose submit was answered only by a
+            // resend (the ledger's, after a 429 or a lost answer) is found by it, never left open.
+            await budgetOfEvents?.settleEvent(event, keyOfRecord(recorded));
             // Terminal: its slot in the account gate is free. Said here because the streams that
             // follow it end on this very event, stopping their wait() before it would settle
             // (found by the fleet soak: slots held for the gate's TTL, then every submit queued).

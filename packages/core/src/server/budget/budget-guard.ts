@@ -55,8 +55,8 @@ export interface BudgetGuard {
   failed(admission: Admission, error: unknown): Promise<void>;
   /** A terminal generation seen anywhere (a read, the ledger): its reservation becomes what the service charged. */
   settle(generation: EndedGeneration): Promise<boolean>;
-  /** A verified webhook event (a terminal one settles its generation). */
-  settleEvent(event: WebhookEvent): Promise<void>;
+  /** A verified webhook event (a terminal one settles its generation); `key`: the intent's, when the source recorded it. */
+  settleEvent(event: WebhookEvent, key?: string): Promise<void>;
   view(context: MediaGenContext<never>): Promise<BudgetView>;
 }
 
@@ -112,7 +112,7 @@ export function createBudgetGuard(client: MediaGenClient, options: BudgetOptions
       if (key !== undefined && !replay && provesRefusal(error)) await store.release(key, now());
     },
     settle: (generation) => settleBudget(store, generation, now()),
-    async settleEvent(event) {
+    async settleEvent(event, key) {
       if (event.type !== 'generation.completed' && event.type !== 'generation.failed') return;
       const d = event.data as WebhookPayload;
       const code = d.status === 'failed' ? String((d as { error_code?: unknown }).error_code ?? '') : '';
@@ -123,6 +123,7 @@ export function createBudgetGuard(client: MediaGenClient, options: BudgetOptions
           status: d.status,
           credits_used: typeof d.credits_charged === 'number' ? d.credits_charged : null,
           error: code ? { code, message: '', retryable: false } : undefined,
+          idempotency_key: key,
         },
         now(),
       );

@@ -38,3 +38,9 @@ export async function settleBudget(store: BudgetStore, generation: EndedGenerati
   if (typeof generation.idempotency_key === 'string') await store.bind(generation.idempotency_key, generation.generation_id, now);
   return store.settle(generation.generation_id, charged, now);
 }
+
+/** The idempotency key of what a source's `onEvent` answered (the ledger's record), if it names one. */
+export function keyOfRecord(recorded: unknown): string | undefined {
+  const key = typeof recorded === 'object' && recorded !== null ? (recorded as { idempotency_key?: unknown }).idempotency_key : undefined;
+  return typeof key === 'string' && key !== '' ? key : undefined;
+}
