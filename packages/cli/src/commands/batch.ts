@@ -7,7 +7,7 @@ import { confirmSpend } from '../batch/confirm';
 import { readJobs } from '../batch/jobs-file';
 import { batchOutputSink } from '../batch/output-sink';
 import { priceBatch } from '../batch/price';
-import { createBatchDisplay } from '../batch/progress';
+import { createBatchDisplay, expectedRender } from '../batch/progress';
 import { createState, ledgerFile, lockOut, readState, writeAtomically } from '../batch/state';
 import { clientFrom, type GlobalOptions } from '../context';
 import { UsageError } from '../errors';
@@ -101,7 +101,7 @@ export async function batchCommand(file: string, options: BatchOptions, io: Io):
       io.err(`All ${items.length} request(s) were submitted by the earlier run: following them, nothing is billed again.`);
     }
 
-    const display = createBatchDisplay(io, items.length);
+    const display = createBatchDisplay(io, items.length, { expected: await expectedRender(toSend, models) });
     const result = await onInterrupt((signal) =>
       runBatch({
         ledger,
