@@ -21,7 +21,6 @@ export {
   type EtaEstimatorOptions,
   type GenerationEta,
   type RenderShape,
-  renderKey,
 } from './ledger/eta';
 export {
   createGenerationLedger,

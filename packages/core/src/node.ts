@@ -9,7 +9,7 @@
 export { FileMediaStore, type FileMediaStoreOptions } from './node/file-media-store';
 export { isLoopbackUrl, type LoopbackMedia, serveLoopbackMedia } from './node/loopback-media';
 export { createNodeHandler, type NodeHandler, type NodeHandlerOptions } from './node/node-handler';
-export { isFilePath, type NodeMediaInputsOptions, nodeMediaInputs } from './node/node-media-inputs';
+export { type NodeMediaInputsOptions, nodeMediaInputs } from './node/node-media-inputs';
 export { sendWebResponse } from './node/send-response';
 export type { NodeRequestLike, NodeRequestSource, NodeResponseLike, WrappedNodeRequest } from './node/types';
 export { type ToWebRequestOptions, toWebRequest } from './node/web-request';

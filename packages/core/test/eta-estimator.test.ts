@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EtaEstimator, renderKey } from '../src/ledger';
+import { EtaEstimator } from '../src/ledger';
+import { renderKey } from '../src/ledger/eta';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 const shape = fc.record({

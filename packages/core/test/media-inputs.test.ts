@@ -8,7 +8,8 @@ import { pathToFileURL } from 'node:url';
 import { startEmulator } from '@mediagen/emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError, isMediaGenError, MediaGenClient, MediaGenError } from '../src/index';
-import { createNodeHandler, FileMediaStore, isFilePath, nodeMediaInputs } from '../src/node';
+import { createNodeHandler, FileMediaStore, nodeMediaInputs } from '../src/node';
+import { isFilePath } from '../src/node/node-media-inputs';
 import { createMediaGenHandler, INPUT_LINK_SECONDS, type MediaStore, mediaInputs } from '../src/server';
 
 /**
