@@ -3,9 +3,9 @@ import type { Io } from './io';
 import { CLEAR_LINE, styled } from './terminal-text';
 
 /**
- * A submit waiting for a slot: where the gate put it (`onQueue`), or what a `429` from the
- * service said (another process or app on the account holds the slots), with the account's
- * counts when the 429 carried them.
+ * A submit waiting for a slot, in the shape a queueing gate store tells `onQueue` (`GateWait`):
+ * here what a `429` from the service said (another process or app on the account holds the
+ * slots), with the account's counts when the 429 carried them.
  */
 export interface SlotWait extends GateWait {
   inFlight?: number | undefined;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Gate, isMediaGenError, MemoryGateStore, type TypedGenerateParams } from '@mediagen/core';
-import { queueGateStore } from '@mediagen/core/server';
+import { isMediaGenError, type TypedGenerateParams } from '@mediagen/core';
 import { IDEMPOTENCY_KEY_MAX, isIdempotencyKey } from '@mediagen/core/wire';
 import { clientFrom, type GlobalOptions } from '../context';
 import { UsageError } from '../errors';
@@ -51,9 +50,6 @@ async function submitAndFollow(
   const sends: SubmitSends = { sent: false, mayExist: false };
   const client = clientFrom(options, io, process.env, {
     ...(storage ? { inputs: storage.inputs } : {}),
-    // The gate makes a submit wait for a slot before it is sent (a 429 met pauses it for its
-    // Retry-After), and tells the wait line where it stands; an abort in it is never billed.
-    gate: new Gate({ store: queueGateStore(new MemoryGateStore()) }),
     // Called synchronously right before each send (core): no abort can fall between the send
     // point and this, so `sent` false means every attempt so far was refused (429) or none went.
     onRequest: (info) => {
