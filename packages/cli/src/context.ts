@@ -24,7 +24,7 @@ export function clientFrom(
   options: GlobalOptions,
   io: Io,
   env: NodeJS.ProcessEnv = process.env,
-  extra: Pick<ClientOptions, 'inputs' | 'gate'> = {},
+  extra: Pick<ClientOptions, 'inputs' | 'gate' | 'onRequest' | 'onResponse'> = {},
 ): MediaGenClient {
   io.addSecret(options.apiKey);
   io.addSecret(env.MEDIAGEN_API_KEY);

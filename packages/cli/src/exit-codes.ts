@@ -31,6 +31,8 @@ export const EXIT = {
   notFound: 8,
   /** The outputs could not be written (`--out`). */
   output: 9,
+  /** Ctrl-C while a submit waited for a slot: nothing was created, nothing billed. */
+  stoppedUnsent: 10,
   /** A bug in the CLI itself. */
   internal: 70,
   /** Ctrl-C. Nothing was cancelled: the service keeps rendering. */

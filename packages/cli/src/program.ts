@@ -18,7 +18,8 @@ const EXIT_CODES_HELP = `
 Exit codes: 0 ok, 1 types --check found the file out of date, 2 usage, 3 auth or permission
 (401, 403, no key), 4 credits (402), 5 params (refused by the model's schema, 400, 422),
 6 service or network (5xx, 409, 429, timeouts), 7 generation failed, 8 not found (404),
-9 outputs not writable, 130 interrupted (Ctrl-C; nothing is cancelled).
+9 outputs not writable, 10 stopped while waiting for a submit slot (Ctrl-C; nothing created or
+billed), 130 interrupted (Ctrl-C; nothing is cancelled).
 
 Configuration: MEDIAGEN_API_KEY and MEDIAGEN_BASE_URL, or --api-key / --base-url
 (default base URL: the local emulator, http://127.0.0.1:4010). The key is never printed.`;

@@ -98,7 +98,9 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
  */
 export function spawnTty(args: string[], options: RunOptions = {}): { child: ChildProcess; done: Promise<RunResult> } {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], {
+  // `exec`: the shell `script` starts (sh, without $SHELL) would otherwise wait for the bin and,
+  // having seen the typed Ctrl-C's SIGINT itself, end by it (130) whatever code the bin exits with.
+  const child = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], {
     cwd: options.cwd,
     env: envFor(options),
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,5 +1,6 @@
 export { type BudgetInstancesTarget, describeBudgetAcrossInstances } from './budget-instances.js';
 export { type BudgetStoreTarget, describeBudgetStoreConformance } from './budget-store-conformance.js';
+export { type CancelRaceInstancesTarget, describeCancelRaceAcrossInstances } from './cancel-race-instances.js';
 export { type DeliverOptions, deliver, makePayload } from './delivery.js';
 export { describeLedgerRouteConformance, type LedgerStoreFactory } from './ledger-routes.js';
 export { listen } from './listen.js';

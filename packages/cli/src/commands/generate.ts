@@ -8,10 +8,12 @@ import { shellQuote } from '../format';
 import { type InputFlags, type InputStorage, inputParams, inputStorage } from '../inputs';
 import { onInterrupt } from '../interrupt';
 import type { Io } from '../io';
+import { createSlotWaitLine } from '../queue-line';
 import { resultsAsked } from '../results-asked';
 import { type FollowOptions, follow } from './follow';
 import { findModel } from './lookup';
 import { type ParamFlags, requestParams } from './request-params';
+import { StoppedUnsent, type SubmitSends, submitWhenSlotFree } from './submit-when-free';
 
 export interface GenerateOptions extends GlobalOptions, ParamFlags, FollowOptions, InputFlags {
   model?: string;
@@ -44,24 +46,41 @@ async function submitAndFollow(
   inputs: Record<string, unknown>,
   storage: InputStorage | undefined,
 ): Promise<number> {
-  const client = clientFrom(options, io, process.env, storage ? { inputs: storage.inputs } : {});
+  const idempotencyKey = options.idempotencyKey ?? randomUUID();
+  const sends: SubmitSends = { sent: false, mayExist: false };
+  const client = clientFrom(options, io, process.env, {
+    ...(storage ? { inputs: storage.inputs } : {}),
+    // Called synchronously right before each send (core): no abort can fall between the send
+    // point and this, so `sent` false means every attempt so far was refused (429) or none went.
+    onRequest: (info) => {
+      if (info.method === 'POST' && info.idempotencyKey === idempotencyKey) sends.sent = true;
+    },
+    // An attempt with no answer, a 5xx or a 409 may have created the generation (the service
+    // may even count it against the slots and answer the resend 429): never "nothing billed" after one.
+    onResponse: (info) => {
+      const refused = info.status !== undefined && info.status < 500 && info.status !== 409;
+      if (info.method === 'POST' && info.idempotencyKey === idempotencyKey && !refused) sends.mayExist = true;
+    },
+  });
   const model = await findModel(client, options.model);
   const params = { ...requestParams(model, options), ...inputs };
-  const idempotencyKey = options.idempotencyKey ?? randomUUID();
   const resubmit = resubmitCommand(options, idempotencyKey);
   const startedAt = Date.now();
   const submitted = await onInterrupt(async (signal) => {
     // Printed before sending (and with Ctrl-C already handled): if anything interrupts the
     // submit, this line is on screen.
     io.err(`idempotency key ${idempotencyKey} (to resubmit without a second charge: ${resubmit})`);
+    const waitLine = createSlotWaitLine(io);
     try {
-      // Past its send point a submit runs to the service's answer whatever the signal (so that it is
-      // never left unknown whether it was billed); a person's Ctrl-C must not wait for that answer.
-      // The key is on screen: a resubmit with it is never billed twice.
-      const creating = client.generations.create(params as TypedGenerateParams, { idempotencyKey, signal });
-      creating.catch(() => {});
-      return await Promise.race([creating, abortedBy(signal)]);
+      return await submitWhenSlotFree(client, params as TypedGenerateParams, { idempotencyKey, signal, sends, waitLine });
     } catch (error) {
+      // Off the screen before any message: it would otherwise go on the wait line's row.
+      waitLine.stop();
+      if (error instanceof StoppedUnsent) {
+        io.err('Stopped while waiting for a submit slot: no generation was created and nothing was billed.');
+        io.err(`To submit it later (never billed twice): ${resubmit}`);
+        return 'stopped' as const;
+      }
       if (signal.aborted) {
         io.err('Interrupted before the service confirmed the submit: it may or may not have been created.');
         io.err(`Resubmit with the same key (never billed twice): ${resubmit}`);
@@ -69,8 +88,11 @@ async function submitAndFollow(
       }
       if (isMediaGenError(error) && error.retryable) io.err(`Safe to resubmit with the same key: ${resubmit}`);
       throw error;
+    } finally {
+      waitLine.stop();
     }
   });
+  if (submitted === 'stopped') return EXIT.stoppedUnsent;
   if (!submitted) return EXIT.interrupted;
 
   const id = submitted.generation_id;
@@ -119,12 +141,4 @@ function resubmitCommand(options: GenerateOptions, idempotencyKey: string): stri
   if (options.download === false) parts.push('--no-download');
   if (options.json) parts.push('--json');
   return parts.join(' ');
-}
-
-/** Rejects once `signal` aborts (with its reason). */
-function abortedBy(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
