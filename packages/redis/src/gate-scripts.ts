@@ -70,7 +70,9 @@ local window = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local perMinute = tonumber(ARGV[1])
-if perMinute >= 0 and redis.call('ZCARD', KEYS[1]) >= perMinute then
+local hits = redis.call('ZCARD', KEYS[1])
+-- An empty window never holds a submit (a limit of 0 from the service would, with no hit to wait for).
+if perMinute >= 0 and hits > 0 and hits >= perMinute then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return wait(math.max(1, tonumber(oldest[2]) + window - now), 2)
 end

@@ -111,7 +111,10 @@ export class MemoryGateStore implements GateStore {
     const now = this.#now();
     this.#expire(now);
     if (this.#pausedUntil > now) return { waitMs: this.#pausedUntil - now, limit: 'retry_after' };
-    if (this.#hits.length >= limits.perMinute) return { waitMs: Math.max(1, this.#hits[0]! + this.#window - now), limit: 'per_minute' };
+    // An empty window never holds a submit, whatever the service's per-minute limit says (a 0,
+    // "" or NaN would hold every one, for a wait computed from no hit: NaN, a busy loop).
+    if (this.#hits.length && this.#hits.length >= limits.perMinute)
+      return { waitMs: Math.max(1, this.#hits[0]! + this.#window - now), limit: 'per_minute' };
     if (this.#inFlight.size >= limits.maxConcurrent) return { waitMs: this.#poll, limit: 'max_concurrent' };
     const token = `submit-${++this.#seq}`;
     this.hit(now);
