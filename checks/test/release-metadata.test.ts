@@ -1,7 +1,6 @@
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-// @ts-expect-error: a plain .mjs script, no declarations
 import { OWNED_FIELDS, repositoryUrl, STAND_IN_REPOSITORY_URL, staleManifests } from '../../scripts/release-metadata.mjs';
 import { run } from '../src/run';
 import { type PackageJson, publishedPackages, ROOT, readJson } from '../src/workspace';
