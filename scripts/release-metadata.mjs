@@ -160,7 +160,7 @@ export function refusal({ registries, url, stale }) {
 }
 
 /** pnpm, as `pnpm release` runs it (its own binary), else the one on PATH. */
-function pnpmCommand(env) {
+export function pnpmCommand(env = process.env) {
   return /(^|[/\\])pnpm[^/\\]*$/.test(env.npm_execpath ?? '') ? env.npm_execpath : 'pnpm';
 }
 
