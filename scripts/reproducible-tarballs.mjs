@@ -14,18 +14,21 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pnpmCommand } from './release-metadata.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function sh(command, args, cwd, extraEnv = {}) {
+  // turbo looks pnpm up on PATH: put the one running this first (npx's pnpm is on no PATH).
+  const pnpm = pnpmCommand();
+  const PATH = pnpm.includes('/') ? `${dirname(pnpm)}${delimiter}${process.env.PATH ?? ''}` : process.env.PATH;
   return execFileSync(command, args, {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1', ...extraEnv },
+    env: { ...process.env, PATH, TURBO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1', ...extraEnv },
     maxBuffer: 64 * 1024 * 1024,
   });
 }
