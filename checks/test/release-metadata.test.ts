@@ -47,6 +47,15 @@ describe('release metadata: the public address', () => {
     for (const { pkg } of publishedPackages()) for (const field of OWNED_FIELDS) expect(pkg[field], `${pkg.name}.${field}`).toBeUndefined();
   });
 
+  it('every published package has its license, public access, and provenance left to the release job', () => {
+    for (const { pkg } of publishedPackages()) {
+      expect(pkg.license, pkg.name).toBe('MIT');
+      // Provenance comes from the release job (PNPM_CONFIG_PROVENANCE): pnpm ignores this field, and
+      // npm with it set fails every publish made outside CI (a local-registry rehearsal, by hand).
+      expect(pkg.publishConfig, pkg.name).toEqual({ access: 'public' });
+    }
+  });
+
   it('pnpm release refuses registry.npmjs.org while the address is unset, and says what to do', async () => {
     expect(PNPM, 'run under pnpm (pnpm release:check), which the guard asks for its registry').toMatch(/pnpm/);
     const copy = throwawayCopy('unset');
