@@ -24,7 +24,48 @@ export function unexpectedFiles(files: string[]): string[] {
   // An app template (create-mediagen's dist/templates/<name>/) is a whole app: its tests are
   // part of what the user gets, not the package's own.
   const template = /^dist\/templates\/[^/]+\/./;
-  return files.filter((file) => !allowed.test(file) || (testLike.test(file) && !template.test(file)));
+  // Build and editor leftovers: never part of what a user runs, even inside dist/.
+  const junk = /(^|\/)(\.DS_Store|\.env(\..*)?|[^/]*\.tsbuildinfo|[^/]*\.log|\.turbo\/.*|\.cache\/.*)$/;
+  return files.filter(
+    (file) => !allowed.test(file) || (testLike.test(file) && !template.test(file)) || (junk.test(file) && !template.test(file)),
+  );
+}
+
+/**
+ * `//# sourceMappingURL=` comments that name a map the tarball does not ship: a debugger (and
+ * Node's --enable-source-maps) would look for it and warn. Inline (`data:`) maps are fine.
+ */
+export function missingSourceMaps(root: string, files: string[]): string[] {
+  const shipped = new Set(files);
+  const problems: string[] = [];
+  for (const file of files.filter((f) => /\.(c|m)?js$|\.d\.(c|m)?ts$/.test(f))) {
+    const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(join(root, file), 'utf8'))?.[1];
+    if (url === undefined || url.startsWith('data:')) continue;
+    const resolved = join(file.split('/').slice(0, -1).join('/'), url).split('\\').join('/');
+    if (!shipped.has(resolved)) problems.push(`${file} -> ${url}`);
+  }
+  return problems;
+}
+
+/**
+ * Source map entries that name a path outside the package's own folder (absolute, or `../`
+ * above it): the build machine's layout leaking into the tarball, and a tarball that differs
+ * with the folder it was built in.
+ */
+export function foreignSourcePaths(root: string, files: string[]): string[] {
+  const problems: string[] = [];
+  for (const file of files.filter((f) => f.endsWith('.map'))) {
+    const map = JSON.parse(readFileSync(join(root, file), 'utf8')) as { sources?: string[]; sourceRoot?: string };
+    const base = file.split('/').slice(0, -1);
+    for (const source of [...(map.sources ?? []), ...(map.sourceRoot ? [map.sourceRoot] : [])]) {
+      if (/^(\/|[a-z]:[\\/]|file:)/i.test(source)) {
+        problems.push(`${file} -> ${source}`);
+        continue;
+      }
+      if (escapes(base.length, source)) problems.push(`${file} -> ${source}`);
+    }
+  }
+  return problems;
 }
 
 /**
@@ -43,4 +84,15 @@ export function danglingSourceMaps(root: string, files: string[]): string[] {
     });
   }
   return problems;
+}
+
+/** Whether following `path` from a folder `depth` levels below the package root ever leaves it. */
+function escapes(depth: number, path: string): boolean {
+  let level = depth;
+  for (const part of path.split(/[\\/]/)) {
+    if (part === '..') level--;
+    else if (part !== '.' && part !== '') level++;
+    if (level < 0) return true;
+  }
+  return false;
 }

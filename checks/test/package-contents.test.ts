@@ -1,13 +1,51 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { run } from '../src/run';
-import { danglingSourceMaps, unexpectedFiles, unpack } from '../src/tarball';
+import { danglingSourceMaps, foreignSourcePaths, missingSourceMaps, unexpectedFiles, unpack } from '../src/tarball';
 import { publishedPackages, ROOT } from '../src/workspace';
 
 const tarballs = inject('tarballs');
 const scratch = inject('scratch');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+
+// The rules themselves, on a made-up package holding each fault once: a check that finds nothing
+// in the real tarballs must still be able to find something.
+describe('the tarball rules', () => {
+  it('catch tests, fixtures, build leftovers, a missing map, a dangling or foreign source', () => {
+    const root = join(scratch, 'rules', 'package');
+    const write = (file: string, text: string) => {
+      mkdirSync(join(root, file, '..'), { recursive: true });
+      writeFileSync(join(root, file), text);
+    };
+    write('dist/index.js', 'export {};\n//# sourceMappingURL=index.js.map\n');
+    write('dist/other.js', 'export {};\n//# sourceMappingURL=gone.js.map\n');
+    write('dist/inline.js', 'export {};\n//# sourceMappingURL=data:application/json;base64,e30=\n');
+    write(
+      'dist/index.js.map',
+      JSON.stringify({ version: 3, sources: ['../src/index.ts', '/home/ci/work/src/a.ts', '../../../b.ts'], mappings: '' }),
+    );
+    const files = ['dist/index.js', 'dist/other.js', 'dist/inline.js', 'dist/index.js.map'];
+    expect(missingSourceMaps(root, files)).toEqual(['dist/other.js -> gone.js.map']);
+    expect(danglingSourceMaps(root, files)).toEqual([
+      'dist/index.js.map -> ../src/index.ts',
+      'dist/index.js.map -> /home/ci/work/src/a.ts',
+      'dist/index.js.map -> ../../../b.ts',
+    ]);
+    expect(foreignSourcePaths(root, files)).toEqual(['dist/index.js.map -> /home/ci/work/src/a.ts', 'dist/index.js.map -> ../../../b.ts']);
+    expect(
+      unexpectedFiles([
+        'dist/index.js',
+        'dist/index.test.js',
+        'dist/fixtures/a.json',
+        'dist/tsconfig.tsbuildinfo',
+        'dist/.DS_Store',
+        'src/index.ts',
+        'dist/templates/next/test/app.test.ts',
+      ]),
+    ).toEqual(['dist/index.test.js', 'dist/fixtures/a.json', 'dist/tsconfig.tsbuildinfo', 'dist/.DS_Store', 'src/index.ts']);
+  });
+});
 
 // What `pnpm publish` would upload, package by package (the tarball is the same one `pnpm pack` makes).
 describe.each(publishedPackages().map(({ dir, pkg }) => [pkg.name, pkg, dir] as const))('%s as published', (name, pkg, dir) => {
@@ -23,9 +61,11 @@ describe.each(publishedPackages().map(({ dir, pkg }) => [pkg.name, pkg, dir] as 
     if (existsSync(join(dir, 'CHANGELOG.md'))) expect(files).toContain('CHANGELOG.md');
   });
 
-  it('has source maps that never point at a file it does not ship', async () => {
+  it('has source maps that never point at a file it does not ship, nor outside the package', async () => {
     const { root, files } = await contents();
     expect(danglingSourceMaps(root, files)).toEqual([]);
+    expect(missingSourceMaps(root, files)).toEqual([]);
+    expect(foreignSourcePaths(root, files)).toEqual([]);
   });
 
   it('has its workspace ranges rewritten and every exported file present', async () => {

@@ -16,7 +16,9 @@ import { CHECKS } from './scenario.js';
  * @type {Array<{ id: string, runtime: string, pending?: string } & Record<string, any>>}
  */
 export const CELLS = [
-  { id: 'node-20', runtime: 'Node 20', kind: 'process', pkg: 'node-20', bin: 'bin/node', args: [] },
+  // The Node rows are the versions the published packages' `engines` name (`>=22.12`): its floor,
+  // the newest 22 and 24. Node 20 (end of life April 2026) is not supported and not a row.
+  { id: 'node-22-floor', runtime: 'Node 22.12 (the `engines` floor)', kind: 'process', pkg: 'node-22-floor', bin: 'bin/node', args: [] },
   { id: 'node-22', runtime: 'Node 22', kind: 'process', pkg: 'node-22', bin: 'bin/node', args: [] },
   { id: 'node-24', runtime: 'Node 24', kind: 'process', pkg: 'node-24', bin: 'bin/node', args: [] },
   { id: 'bun', runtime: 'Bun', kind: 'process', pkg: '@oven/bun-linux-x64', bin: 'bin/bun', args: ['run'] },
@@ -54,12 +56,12 @@ export const CELLS = [
   // The Hono adapter's app (hono-app.js: core's handler mounted with `@mediagen/hono`), served by
   // each runtime's own server and judged from outside: a submit, a read, its webhook route.
   {
-    id: 'hono-node-20',
-    runtime: 'Hono adapter on Node 20 (`@hono/node-server`)',
+    id: 'hono-node-22-floor',
+    runtime: 'Hono adapter on Node 22.12 (`@hono/node-server`)',
     kind: 'process',
     hono: true,
     route: HONO_WEBHOOK_ROUTE,
-    pkg: 'node-20',
+    pkg: 'node-22-floor',
     bin: 'bin/node',
     args: [],
   },
