@@ -84,22 +84,30 @@ async function judge(url: string, hostChecked: boolean) {
 }
 
 describe('the official MCP conformance suite (@modelcontextprotocol/conformance)', () => {
-  it('passes every applicable server scenario over Streamable HTTP (allowedHosts set: DNS rebinding refused)', async () => {
-    const app = await httpApp(emu.url, { identify: () => 'conformance', allowedHosts: ['127.0.0.1', 'localhost'] });
-    try {
-      await judge(app.url, true);
-    } finally {
-      await app.close();
-    }
-  }, SUITE_BOUND_MS);
+  it(
+    'passes every applicable server scenario over Streamable HTTP (allowedHosts set: DNS rebinding refused)',
+    async () => {
+      const app = await httpApp(emu.url, { identify: () => 'conformance', allowedHosts: ['127.0.0.1', 'localhost'] });
+      try {
+        await judge(app.url, true);
+      } finally {
+        await app.close();
+      }
+    },
+    SUITE_BOUND_MS,
+  );
 
-  it('passes every applicable server scenario over stdio (the bin, relayed to the suite over HTTP)', async () => {
-    const bridge = await stdioBridge(binEnv(emu.url, join(mkdtempSync(join(tmpdir(), 'mcp-conformance-')), 'ledger.sqlite')));
-    try {
-      // Host checking is an HTTP matter: the relay is the test's, not the server's, so it is not judged here.
-      await judge(bridge.url, false);
-    } finally {
-      await bridge.close();
-    }
-  }, SUITE_BOUND_MS);
+  it(
+    'passes every applicable server scenario over stdio (the bin, relayed to the suite over HTTP)',
+    async () => {
+      const bridge = await stdioBridge(binEnv(emu.url, join(mkdtempSync(join(tmpdir(), 'mcp-conformance-')), 'ledger.sqlite')));
+      try {
+        // Host checking is an HTTP matter: the relay is the test's, not the server's, so it is not judged here.
+        await judge(bridge.url, false);
+      } finally {
+        await bridge.close();
+      }
+    },
+    SUITE_BOUND_MS,
+  );
 });
