@@ -14,6 +14,7 @@ import { feedStream, freshGenerationStream, streamRefused } from './event-stream
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
+import { submitWithQueue, wantsQueueEvents } from './queued-submit';
 import { noSuchRoute, routeError } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
@@ -137,8 +138,15 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'generations' && method === 'POST') {
       userOf(options, context); // before the body is read: a refused submit costs no read
       const body = await readJsonObject(request, maxBodyBytes, bodyTimeoutMs);
-      const submitted = await actions.submit(body, { ...context, idempotencyKey: request.headers.get('idempotency-key') });
-      return Response.json(submitted, { status: 202 });
+      const input = { ...context, idempotencyKey: request.headers.get('idempotency-key') };
+      if (!wantsQueueEvents(request)) return Response.json(await actions.submit(body, input), { status: 202 });
+      // A browser that takes queue events is told where its submit waits in the gate, if it waits.
+      const { response, finished } = await submitWithQueue(
+        (onQueue, gone) => actions.submit(body, { ...input, onQueue, signal: AbortSignal.any([gone, request.signal]) }),
+        (error) => report(error, context),
+      );
+      if (finished) track(finished);
+      return response;
     }
     if (name === 'uploads') {
       userOf(options, context);
@@ -204,6 +212,13 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   /** Requests being answered now (a stream counts until its answer starts), and who waits for none. */
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
+  /** A submit answered as a stream while it waits in the gate counts until its answer is sent. */
+  function track(answered: Promise<void>): void {
+    inFlight++;
+    void answered.finally(() => {
+      if (--inFlight === 0) onIdle?.();
+    });
+  }
   const handler = async function mediagenHandler(request: Request, platform?: Platform): Promise<Response> {
     inFlight++;
     try {
