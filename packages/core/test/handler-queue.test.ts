@@ -38,13 +38,14 @@ async function startApp(options: { ledger?: boolean; maxWaitMs?: number; extra?:
     maxRetries: 0,
     gate: new Gate({ store: queueGateStore(new MemoryGateStore()), maxWaitMs: options.maxWaitMs }),
   });
+  const reported: string[] = [];
   const ledger = options.ledger === false ? undefined : createGenerationLedger({ client, store: new MemoryGenerationStore() });
   const handler = createMediaGenHandler({
     client,
     basePath: '/api',
     identify: (request) => request.headers.get('x-user') ?? undefined,
     ...(ledger ? { source: ledgerSource(ledger) } : { authorize: () => true }),
-    onError: () => {},
+    onError: (error) => void reported.push((error as { code?: string }).code ?? String(error)),
     ...options.extra,
   });
   const handle = createNodeHandler(handler);
@@ -56,6 +57,8 @@ async function startApp(options: { ledger?: boolean; maxWaitMs?: number; extra?:
     client,
     handler,
     origin,
+    /** What the handler reported to `onError` (5xx answers). */
+    reported,
     submit: (user: string, prompt: string, init: { key?: string; accept?: string; signal?: AbortSignal } = {}) =>
       fetch(`${origin}/api/generations`, {
         method: 'POST',
@@ -157,6 +160,8 @@ describe('POST {basePath}/generations with Accept: text/event-stream', () => {
         body: expect.objectContaining({ error: 'GATE_TIMEOUT', message: expect.any(String), next: expect.any(String) }),
       });
       expect(await reader.next()).toBeUndefined();
+      // A 5xx answered in the stream is reported to the app, as the JSON route's are.
+      expect(app.reported).toContain('GATE_TIMEOUT');
       await emu.faults.release();
       await app.close();
     }
@@ -183,6 +188,8 @@ describe('POST {basePath}/generations with Accept: text/event-stream', () => {
     const after = await app.submit('ada', 'a later submit');
     expect(after.status).toBe(202);
     expect((await reserves()).length).toBe(billed + 1);
+    // The browser's leaving is not the app's failure: nothing reported.
+    expect(app.reported).toEqual([]);
     await app.close();
   });
 });

@@ -86,7 +86,8 @@ export async function submitWithQueue(
     (submitted): SubmitAnswerEvent => ({ status: 202, body: submitted }),
     (error: unknown): SubmitAnswerEvent => {
       const reply = errorReply(error);
-      if (reply.status >= 500) onFailure(error);
+      // Stopped because its reader went away: the browser's doing, not a failure of the app.
+      if (reply.status >= 500 && !gone.signal.aborted) onFailure(error);
       return { status: reply.status, body: reply.body };
     },
   );
