@@ -66,7 +66,8 @@ export interface DrainResult {
 }
 
 /**
- * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
+ * Serves, under `basePath`: `POST /generations` (submit; 202 body, or while it waits in the gate
+ * for a browser that takes `text/event-stream`, its place in line then that answer: `SUBMIT_EVENTS`), `GET /generations` (the
  * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
  * (server-sent events), `GET /credits`, `GET /budget`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
  * `GET /health` (200, or 503 with what keeps the app from serving), and with a source that can
