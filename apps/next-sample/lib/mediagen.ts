@@ -1,9 +1,15 @@
 import 'server-only';
 import { join } from 'node:path';
-import { Gate, MediaGenClient } from '@mediagen/core';
+import { Gate, MediaGenClient, MemoryGateStore } from '@mediagen/core';
 import { createGenerationLedger, type GenerationLedger, type GenerationStore, ledgerSource } from '@mediagen/core/ledger';
 import { FileMediaStore } from '@mediagen/core/node';
-import { createMediaGenHandler, type MediaGenHandler, type MediaGenHandlerOptions, MemoryBudgetStore } from '@mediagen/core/server';
+import {
+  createMediaGenHandler,
+  type MediaGenHandler,
+  type MediaGenHandlerOptions,
+  MemoryBudgetStore,
+  queueGateStore,
+} from '@mediagen/core/server';
 import { PostgresGenerationStore } from '@mediagen/postgres';
 import { RedisDedupeStore, RedisGateStore, RedisGenerationEvents } from '@mediagen/redis';
 import { SqliteGenerationStore } from '@mediagen/sqlite';
@@ -84,7 +90,11 @@ function fromEnvironment(): Studio {
     client: new MediaGenClient({
       apiKey: config.apiKey,
       baseUrl: config.baseUrl,
-      ...(redis && { events: redis.events, gate: new Gate({ store: redis.gate }) }),
+      // The account's limits kept here (5 generations at once on Pro), submits past them waiting
+      // in one line, first come first served: the page is told its place (`useGenerate().queue`)
+      // and can stop it before it is sent. On Redis the line is every instance's.
+      gate: new Gate({ store: redis ? redis.gate : queueGateStore(new MemoryGateStore()) }),
+      ...(redis && { events: redis.events }),
     }),
     databaseFile: config.databaseFile ?? join(process.cwd(), 'data', 'generations.db'),
     store: config.databaseUrl ? new PostgresGenerationStore({ pool: config.databaseUrl }) : undefined,

@@ -301,8 +301,11 @@ describe('the studio in a real Chromium, against next start and a real emulator'
 
   it('a submit the service holds (billed, unanswered) is a card at once in another tab: submitting, no charge shown, then the same card completes', async () => {
     const page = await open();
-    await stack.emulator.faults.add({ endpoint: 'generate', when: 'after', hold: true });
     await page.fill('#param-prompt', 'held, then answered');
+    // Its estimate answered first: the one `generate` request the fault holds is the submit (which
+    // may first wait in the studio's gate while earlier tests' generations finish).
+    await page.locator('#price[data-exact="true"]').waitFor({ timeout: 20_000 });
+    await stack.emulator.faults.add({ endpoint: 'generate', when: 'after', hold: true });
     await page.click('#submit');
     await stack.emulator.faults.held({ min: 1 });
     // The same user's second tab, while the answer is held: the intent is listed as its own card.

@@ -15,4 +15,5 @@ export * from './wire/media';
 export * from './wire/output-links';
 export * from './wire/params';
 export * from './wire/paths';
+export * from './wire/submit-events';
 export * from './wire/timing';

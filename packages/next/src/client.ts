@@ -2,7 +2,8 @@
  * `@mediagen/next/client`: React hooks for client components, re-exported from
  * `@mediagen/react` (one implementation for every React app): `useGeneration` follows a
  * generation by the handler's event stream (polling only when the stream cannot serve),
- * `useGenerate` submits with one idempotency key per submission. The built file starts with
+ * `useGenerate` submits with one idempotency key per submission (its place in the app's gate
+ * line while it waits: `queue`; `stop()`). The built file starts with
  * `'use client'` (a tsup banner); at run time it takes only `@mediagen/react`, which takes only
  * `@mediagen/core/wire` from core: the SDK's client never reaches the browser bundle.
  */
@@ -15,6 +16,8 @@ export {
   type GenerationState,
   pollIntervalFor,
   routeUrl,
+  type StopResult,
+  type SubmitQueue,
   type UploadedInput,
   type UploadProgress,
   type UseGenerateOptions,

@@ -11,6 +11,7 @@ export { type FollowCallbacks, type FollowOptions, followGeneration, type Transp
 export { routeUrl } from './routes';
 export { createSseParser, type SseMessage } from './sse';
 export { createSubmissionKeys, paramsFingerprint } from './submission-keys';
+export { readSubmitAnswer, type SubmitQueue } from './submit-stream';
 export {
   type UploadedInput,
   type UploadFileOptions,

@@ -4,6 +4,7 @@ import { type GenerationRequestError, networkError, requestErrorOf } from './err
 import { readJson } from './read-json';
 import { routeUrl } from './routes';
 import { createSubmissionKeys, paramsFingerprint } from './submission-keys';
+import { readSubmitAnswer, type SubmitQueue } from './submit-stream';
 import { createUploadCache, type UploadProgress, type WithFiles } from './upload';
 
 export interface UseGenerateOptions<Params extends GenerateParams = GenerateParams> {
@@ -72,9 +73,15 @@ export interface GenerateState<Params extends GenerateParams = GenerateParams> {
   isEstimating: boolean;
   /**
    * Whether a submit was sent and has no answer yet: it may be waiting for a slot in the app's
-   * gate (the handler does not report the position to the browser).
+   * gate (then `queue` says where).
    */
   isWaiting: boolean;
+  /**
+   * Where the submit waits for a slot in the app's gate (its place, the limit that holds it, the
+   * earliest it can go), while it waits and the handler says so; undefined otherwise. Nothing is
+   * sent to the service, nor charged, while it waits: `stop()` then stops it for good.
+   */
+  queue: SubmitQueue | undefined;
   /**
    * Stops the submission in flight, or the last accepted one. Before the answer: aborts the
    * submit (a handler on the generation ledger then stops it if it was not sent) and asks the
@@ -115,6 +122,7 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
   const [error, setError] = useState<GenerationRequestError | undefined>();
   const [generation, setGeneration] = useState<SubmitResponse | undefined>();
   const [waiting, setWaiting] = useState(0);
+  const [queue, setQueue] = useState<SubmitQueue | undefined>();
   const [stopped, setStopped] = useState<StopResult | undefined>();
   const [stopping, setStopping] = useState(false);
   const accepted = useRef<SubmitResponse | undefined>(undefined);
@@ -138,13 +146,17 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
         try {
           const response = await request(routeUrl(basePath, 'generations'), {
             method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': key },
+            // Event stream too: a submit that waits in the app's gate is told where it stands.
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'idempotency-key': key },
             body: JSON.stringify(body),
             credentials: 'same-origin',
             signal: controller.signal,
           });
-          const answer = await readJson(response);
-          if (response.ok && typeof (answer as SubmitResponse | undefined)?.generation_id === 'string') {
+          const read = await readSubmitAnswer(response, setQueue);
+          // A stream cut before its answer: as a cut-off JSON answer (it may have been sent).
+          const status = read ? read.status : 200;
+          const answer = read?.body;
+          if (status >= 200 && status < 300 && typeof (answer as SubmitResponse | undefined)?.generation_id === 'string') {
             keys.current.settle(key);
             accepted.current = answer as SubmitResponse;
             setGeneration(answer as SubmitResponse);
@@ -155,14 +167,16 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
           // may have billed: it stays retryable, so the resend carries the same key and the
           // handler answers the same generation instead of billing a second one.
           return {
-            failure: response.ok
-              ? networkError(new Error('The answer was cut off before the generation could be read.'))
-              : requestErrorOf(response.status, response.statusText, answer),
+            failure:
+              status < 300
+                ? networkError(new Error('The answer was cut off before the generation could be read.'))
+                : requestErrorOf(status, status === response.status ? response.statusText : '', answer),
           };
         } catch (thrown) {
           return { failure: networkError(thrown) };
         } finally {
           setWaiting((n) => n - 1);
+          setQueue(undefined);
         }
       };
       const promise = (async () => {
@@ -237,6 +251,7 @@ export function useGenerate<Params extends GenerateParams = GenerateParams>(
     generation,
     ...estimate,
     isWaiting: waiting > 0,
+    queue,
     stop,
     stopped,
     isStopping: stopping,

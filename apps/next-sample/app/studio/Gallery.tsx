@@ -1,10 +1,11 @@
 'use client';
 
 import { CONTENT_POLICY_VIOLATION } from '@mediagen/core/wire';
-import { useGeneration } from '@mediagen/next/client';
+import { type StopResult, useGeneration } from '@mediagen/next/client';
 import { useEffect, useMemo, useState } from 'react';
 import { cardId, promptOf, type StudioGeneration } from '../../lib/generation';
 import { EtaLine } from './EtaLine';
+import { stopWords } from './QueueCard';
 import { useHydrated } from './useHydrated';
 
 interface GalleryProps {
@@ -13,16 +14,32 @@ interface GalleryProps {
   onSettled(generation: StudioGeneration): void;
   /** false: poll the status route instead of following the event stream. Default true. */
   stream?: boolean;
+  /** The page's last accepted submit, which Stop can stop following (it goes on and is billed), and what Stop did. */
+  stoppable?: Stoppable | undefined;
 }
 
-export function Gallery({ generations, kinds, onSettled, stream = true }: GalleryProps) {
+interface Stoppable {
+  id: string;
+  stopping: boolean;
+  result: StopResult | undefined;
+  onStop(): void;
+}
+
+export function Gallery({ generations, kinds, onSettled, stream = true, stoppable }: GalleryProps) {
   if (generations.length === 0) {
     return <p className="empty muted">Nothing yet. Pick a model, describe what you want, and press Generate.</p>;
   }
   return (
     <ul className="cards" id="list" aria-live="polite">
       {generations.map((g) => (
-        <Card key={g.idempotency_key ?? cardId(g)} stored={g} kind={kinds[g.model]} onSettled={onSettled} stream={stream} />
+        <Card
+          key={g.idempotency_key ?? cardId(g)}
+          stored={g}
+          kind={kinds[g.model]}
+          onSettled={onSettled}
+          stream={stream}
+          stoppable={stoppable?.id === cardId(g) ? stoppable : undefined}
+        />
       ))}
     </ul>
   );
@@ -34,11 +51,13 @@ function Card({
   kind,
   onSettled,
   stream,
+  stoppable,
 }: {
   stored: StudioGeneration;
   kind: string | undefined;
   onSettled(g: StudioGeneration): void;
   stream: boolean;
+  stoppable: Stoppable | undefined;
 }) {
   // An intent is followed by its key: its routes answer the intent until the same key reads the generation.
   const live = useGeneration(cardId(stored), { kind, initial: stored as never, stream });
@@ -80,6 +99,15 @@ function Card({
           <p className="muted small" data-submitting="">
             Being submitted. The service may already have billed it: it is sent again with the same key, which is never billed twice.
           </p>
+        ) : null}
+        {stoppable?.result ? (
+          <p className="small" data-stop-outcome={stoppable.result.outcome} data-charged={String(stoppable.result.charged)}>
+            {stopWords(stoppable.result)}
+          </p>
+        ) : stoppable && !terminal && !g.submitting ? (
+          <button type="button" className="ghost" data-stop="" onClick={stoppable.onStop} disabled={stoppable.stopping}>
+            {stoppable.stopping ? 'Stopping…' : 'Stop'}
+          </button>
         ) : null}
         {g.status === 'failed' ? (
           <p className="failure">

@@ -3,7 +3,7 @@
 import type { Model, SubmitResponse } from '@mediagen/core';
 import { quotePrice } from '@mediagen/core';
 import { paramsSchema, type StandardSchemaV1 } from '@mediagen/core/standard-schema';
-import { type GenerationRequestError, useGenerate } from '@mediagen/next/client';
+import { type GenerationRequestError, type StopResult, useGenerate } from '@mediagen/next/client';
 import { type FormEvent, useCallback, useEffect, useMemo, useState } from 'react';
 import { type StudioGeneration, sameEntry } from '../../lib/generation';
 import { listGenerations } from '../actions';
@@ -11,6 +11,7 @@ import { type Budget, BudgetChip } from './BudgetChip';
 import { Gallery } from './Gallery';
 import { ModelPicker } from './ModelPicker';
 import { ParamsForm } from './ParamsForm';
+import { QueueCard } from './QueueCard';
 import { type FormValues, firstUsable, forValidation, initialValues, missingInput, toParams, usableThroughApi } from './schema';
 
 interface StudioProps {
@@ -135,8 +136,14 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
   // and billed: the server's list is read again until it answers, so the entry shows up here, as
   // `submitting` and then as its generation, without a reload.
   const lost = generate.error !== undefined && (generate.error.status === 0 || generate.error.status >= 500);
+  // The submit this page is sending (a card while it waits in the app's gate), and what Stop did to it.
+  const [sending, setSending] = useState<{ model: string; prompt: string | null } | null>(null);
+  const [stop, setStop] = useState<{ model: string; prompt: string | null; result: StopResult } | null>(null);
+  // A stop that found the submit already sent (or could not tell): the generation goes on and is
+  // billed, so it must show up in the list, as a lost answer's does.
+  const relistAfterStop = stop !== null && stop.result.outcome !== 'stopped';
   useEffect(() => {
-    if (!lost) return;
+    if (!lost && !relistAfterStop) return;
     let live = true;
     const relist = async (tries: number) => {
       const listed = await listGenerations().catch(() => undefined);
@@ -149,7 +156,7 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
     return () => {
       live = false;
     };
-  }, [lost]);
+  }, [lost, relistAfterStop]);
 
   const onSettled = useCallback(
     (settled: StudioGeneration) => {
@@ -173,12 +180,39 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
     setTouched(true);
     if (!model || !params || issues.length > 0 || missing) return;
     // A double click while this is in flight gets the same promise (one key, one charge).
+    setStop(null);
+    setSending({ model: model.slug, prompt: typeof params.prompt === 'string' ? params.prompt : null });
     const submitted = await generate.submit(params);
+    setSending(null);
     if (!submitted) {
       void refreshBalance(); // a refusal over the user's budget says what is left
       return; // `generate.error` says why.
     }
     setGenerations((list) => [cardOf(submitted, params.prompt), ...list.filter((g) => g.generation_id !== submitted.generation_id)]);
+    void refreshBalance();
+  }
+
+  // Stop on the last accepted generation's card: it only stops following (the service has it).
+  const [followStop, setFollowStop] = useState<{ id: string; result: StopResult } | null>(null);
+  const accepted = generate.generation?.generation_id;
+  const stoppable = accepted
+    ? {
+        id: accepted,
+        stopping: generate.isStopping,
+        result: followStop?.id === accepted ? followStop.result : undefined,
+        onStop: async () => {
+          const result = await generate.stop();
+          if (result) setFollowStop({ id: accepted, result });
+        },
+      }
+    : undefined;
+
+  const queueCard = Boolean((sending && generate.queue) || stop);
+
+  async function onStop() {
+    const stopping = sending;
+    const result = await generate.stop();
+    if (stopping && result) setStop({ ...stopping, result });
     void refreshBalance();
   }
 
@@ -268,7 +302,29 @@ export function Studio({ models, initialBalance, initialGenerations, problem, st
             <h2 id="gallery-title">Generations</h2>
             <span className="muted small">{generations.length ? `${generations.length} so far` : ''}</span>
           </div>
-          <Gallery generations={generations} kinds={kinds} onSettled={onSettled} stream={stream} />
+          {/* A submit waiting in the app's gate (its place in line, Stop), or what Stop did to it. */}
+          {queueCard ? (
+            <ul className="cards queue-cards">
+              <QueueCard
+                model={(stop ?? sending)!.model}
+                prompt={(stop ?? sending)!.prompt}
+                queue={stop ? undefined : generate.queue}
+                stopped={stop?.result}
+                stopping={generate.isStopping}
+                onStop={() => void onStop()}
+              />
+            </ul>
+          ) : null}
+          {/* The gallery's "nothing yet" would contradict the card above it. */}
+          {queueCard && generations.length === 0 ? null : (
+            <Gallery
+              generations={generations}
+              kinds={kinds}
+              onSettled={onSettled}
+              stream={stream}
+              stoppable={sending ? undefined : stoppable}
+            />
+          )}
         </section>
       </main>
     </div>

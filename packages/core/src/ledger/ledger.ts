@@ -1,6 +1,7 @@
 import type { MediaGenClient } from '../client';
 import { AbortError, ConfigurationError, InvalidRequestError, isMediaGenError, NotFoundError, ParamsValidationError } from '../errors';
 import { generationFromEvent } from '../events/generation-from-event';
+import type { GateWait } from '../gate/store';
 import { isExpired, parseOutputLink } from '../links/output-link';
 import type { TypedGenerateParams } from '../params/registry';
 import { validateParams } from '../params/validate';
@@ -90,6 +91,8 @@ export interface SubmitOptions {
   /** The key for this intent (a browser's, scoped to its user). Default: a random UUID. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /** Told where this submit stands each time it waits for a slot in the client's gate (`RequestOptions.onQueue`). */
+  onQueue?: ((wait: GateWait) => void) | undefined;
 }
 
 export interface ListPage {
@@ -345,10 +348,19 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
    * Sends (or resends) an intent with its own key, under this instance's lease (its caller holds
    * it: `submit` or a reconciler pass), and records the answer, giving the lease back in the same write.
    */
-  async function send(record: GenerationRecord, signal?: AbortSignal, first = false): Promise<GenerationRecord> {
+  async function send(
+    record: GenerationRecord,
+    signal?: AbortSignal,
+    first = false,
+    onQueue?: SubmitOptions['onQueue'],
+  ): Promise<GenerationRecord> {
     let submitted: SubmitResponse;
     try {
-      submitted = await client.generations.create(record.params as TypedGenerateParams, { idempotencyKey: record.key, signal });
+      submitted = await client.generations.create(record.params as TypedGenerateParams, {
+        idempotencyKey: record.key,
+        signal,
+        ...(onQueue && { onQueue }),
+      });
     } catch (error) {
       if (first && error instanceof AbortError) {
         // Stopped (its caller's signal, or `cancel`) before `create`'s send point, and no earlier
@@ -511,7 +523,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         // A double click or a resend: the same intent. Sent again only if still unanswered.
         if (existing.status !== 'submitting') return viewOf(existing);
         // Its first call may still run (here or on another instance): rule 3 answers 409 then, rule 1 the original.
-        return viewOf(await holding(key, () => send(existing, submitOptions.signal)));
+        return viewOf(await holding(key, () => send(existing, submitOptions.signal, false, submitOptions.onQueue)));
       }
       // Its first send: `cancel` (here, or the mark from another instance read at each lease
       // renewal) stops it for real while it is before the send point.
@@ -519,7 +531,7 @@ export function createGenerationLedger(options: GenerationLedgerOptions): Genera
         await firstSends.run(key, submitOptions.signal, (signal) =>
           holding(
             key,
-            () => send(record, signal, true),
+            () => send(record, signal, true, submitOptions.onQueue),
             async () => {
               if ((await store.get(key))?.abandoned) void firstSends.stop(key);
             },

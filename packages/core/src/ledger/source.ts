@@ -1,4 +1,5 @@
 import { APIError } from '../errors';
+import type { GateWait } from '../gate/store';
 import type { GenerateParams, SubmitResponse } from '../types';
 import type { WebhookEvent } from '../webhooks/verify';
 import { errorCodeInfo } from '../wire/error-codes';
@@ -26,7 +27,12 @@ export interface LedgerGenerationSource {
   ): Promise<{ generations: LedgerGeneration[]; next_cursor: string | null }>;
   submit(
     params: GenerateParams,
-    input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
+    input: {
+      owner: string | undefined;
+      idempotencyKey?: string | undefined;
+      signal?: AbortSignal | undefined;
+      onQueue?: ((wait: GateWait) => void) | undefined;
+    },
   ): Promise<SubmitResponse>;
   onEvent(event: WebhookEvent): Promise<unknown>;
   cancel(id: string, owner: string | undefined): Promise<LedgerCancel | undefined>;
@@ -48,8 +54,8 @@ export function ledgerSource(ledger: GenerationLedger): LedgerGenerationSource {
       const result = await ledger.list(ownerOf(owner), { limit: page.limit, cursor: page.cursor ?? null });
       return { ...result, generations: result.generations.filter((g) => g.generation_id !== null || g.submitting) };
     },
-    async submit(params, { owner, idempotencyKey, signal }) {
-      const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal });
+    async submit(params, { owner, idempotencyKey, signal, onQueue }) {
+      const g = await ledger.submit(ownerOf(owner), params, { idempotencyKey, signal, onQueue });
       if (g.generation_id === null) {
         // The key of an intent the service refused for good: the same refusal again, never a 202 without a generation.
         const code = g.error?.code ?? 'REFUSED';

@@ -1,5 +1,6 @@
 import { toHex } from '../crypto/hmac';
 import { ConfigurationError, isMediaGenError } from '../errors';
+import type { GateWait } from '../gate/store';
 import type { LedgerCancel } from '../ledger/cancel';
 import type { CreditsSummary, EstimateResponse, GenerateParams, Generation, ModelList, SubmitResponse } from '../types';
 import { isPlausibleId } from '../util/plausible-id';
@@ -22,6 +23,14 @@ export const DEFAULT_ALLOWED_PARAMS: readonly string[] = SUBMIT_FIELDS.filter((f
 export interface SubmitInput<Platform = unknown> extends MediaGenContext<Platform> {
   /** The browser's `Idempotency-Key`: one per intent, so a double click bills once. */
   idempotencyKey?: string | null | undefined;
+  /**
+   * Told where the submit stands each time it waits for a slot in the client's gate (a gate store
+   * that queues: `queueGateStore`, `RedisGateStore`). The submit route streams it to a browser
+   * that asks (`SUBMIT_EVENTS` in `/wire`).
+   */
+  onQueue?: ((wait: GateWait) => void) | undefined;
+  /** Stops the submit while it is not sent yet (nothing charged). Default: the request's own signal. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -155,9 +164,12 @@ export function createMediaGenActions<Platform = unknown>(options: MediaGenHandl
       let submitted: SubmitResponse;
       try {
         // Intent first when the source can: it is written before the call, so no crash loses a billed generation.
+        const { onQueue } = input;
+        const signal = input.signal ?? input.request?.signal;
+        // Without a source, only a submit streamed to its browser (`onQueue`) stops when the browser goes.
         submitted = source?.submit
-          ? await source.submit(params, { owner: input.owner, idempotencyKey: key, signal: input.request?.signal })
-          : await client.generations.create(params, key ? { idempotencyKey: key } : {});
+          ? await source.submit(params, { owner: input.owner, idempotencyKey: key, signal, onQueue })
+          : await client.generations.create(params, { ...(key && { idempotencyKey: key }), ...(onQueue && { onQueue, signal }) });
       } catch (error) {
         if (admitted) await quietly(budget!.failed(admitted, error), input);
         throw error;

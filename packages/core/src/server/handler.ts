@@ -15,6 +15,7 @@ import { feedStream, freshGenerationStream, streamRefused } from './event-stream
 import { readJsonObject } from './json-body';
 import type { MediaGenContext, MediaGenHandlerOptions } from './options';
 import { ownedRead } from './owned-read';
+import { submitWithQueue, wantsQueueEvents } from './queued-submit';
 import { noSuchRoute, routeError } from './route-error';
 import { matchRoute, normalizeBasePath, ROUTE_METHODS, type RouteMatch, type RouteName, relativePath } from './routes';
 import { StreamHub } from './stream-hub';
@@ -66,7 +67,8 @@ export interface DrainResult {
 }
 
 /**
- * Serves, under `basePath`: `POST /generations` (submit; 202 body), `GET /generations` (the
+ * Serves, under `basePath`: `POST /generations` (submit; 202 body, or while it waits in the gate
+ * for a browser that takes `text/event-stream`, its place in line then that answer: `SUBMIT_EVENTS`), `GET /generations` (the
  * user's generations, newest first), `GET /generations/:id`, `GET /generations/:id/events`
  * (server-sent events), `GET /credits`, `GET /budget`, `POST /estimate`, `GET /models`, `POST /webhooks/mediagen`,
  * `GET /health` (200, or 503 with what keeps the app from serving), and with a source that can
@@ -140,8 +142,15 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
     if (name === 'generations' && method === 'POST') {
       userOf(options, context); // before the body is read: a refused submit costs no read
       const body = await readJsonObject(request, maxBodyBytes, bodyTimeoutMs);
-      const submitted = await actions.submit(body, { ...context, idempotencyKey: request.headers.get('idempotency-key') });
-      return Response.json(submitted, { status: 202 });
+      const input = { ...context, idempotencyKey: request.headers.get('idempotency-key') };
+      if (!wantsQueueEvents(request)) return Response.json(await actions.submit(body, input), { status: 202 });
+      // A browser that takes queue events is told where its submit waits in the gate, if it waits.
+      const { response, finished } = await submitWithQueue(
+        (onQueue, gone) => actions.submit(body, { ...input, onQueue, signal: AbortSignal.any([gone, request.signal]) }),
+        (error) => report(error, context),
+      );
+      if (finished) track(finished);
+      return response;
     }
     if (name === 'uploads') {
       userOf(options, context);
@@ -207,6 +216,13 @@ export function createMediaGenHandler<Platform = unknown>(options: MediaGenHandl
   /** Requests being answered now (a stream counts until its answer starts), and who waits for none. */
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
+  /** A submit answered as a stream while it waits in the gate counts until its answer is sent. */
+  function track(answered: Promise<void>): void {
+    inFlight++;
+    void answered.finally(() => {
+      if (--inFlight === 0) onIdle?.();
+    });
+  }
   const handler = async function mediagenHandler(request: Request, platform?: Platform): Promise<Response> {
     inFlight++;
     try {

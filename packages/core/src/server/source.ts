@@ -1,3 +1,4 @@
+import type { GateWait } from '../gate/store';
 import type { LedgerCancel } from '../ledger/cancel';
 import type { GenerationEta } from '../ledger/eta';
 import type { GenerateParams, Generation, SubmitResponse } from '../types';
@@ -44,7 +45,13 @@ export interface GenerationSource {
    */
   submit?(
     params: GenerateParams,
-    input: { owner: string | undefined; idempotencyKey?: string | undefined; signal?: AbortSignal | undefined },
+    input: {
+      owner: string | undefined;
+      idempotencyKey?: string | undefined;
+      signal?: AbortSignal | undefined;
+      /** Told where the submit stands while it waits for a slot in the client's gate (pass it to `create`). */
+      onQueue?: ((wait: GateWait) => void) | undefined;
+    },
   ): Promise<SubmitResponse>;
   /**
    * Stops `owner`'s generation or intent (`id`: its generation id or idempotency key) as far as

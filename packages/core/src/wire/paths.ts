@@ -75,7 +75,10 @@ export function endpointPath(endpoint: Endpoint, ...params: string[]): string {
  * browser-side hooks build their URLs from the same table.
  */
 export const APP_ROUTES = {
-  /** `POST`: submit (the 202 body); `GET`: this user's generations, newest first. */
+  /**
+   * `POST`: submit (the 202 body; a submit that waits in the app's gate, asked with `Accept:
+   * text/event-stream`, is told its place first: `SUBMIT_EVENTS`); `GET`: this user's generations, newest first.
+   */
   generations: '/generations',
   /** `GET /generations/:id`: one generation, read live. */
   generation: '/generations/:id',

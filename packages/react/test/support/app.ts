@@ -128,7 +128,13 @@ export async function startApp(
   if (init.ledger) {
     const create = client.generations.create.bind(client.generations);
     client.generations.create = ((params, options = {}) =>
-      create(params, { ...options, onQueue: () => void queued++ })) as typeof client.generations.create;
+      create(params, {
+        ...options,
+        onQueue: (wait) => {
+          queued++;
+          options.onQueue?.(wait); // the handler's own: it streams the place to the browser
+        },
+      })) as typeof client.generations.create;
     ledger = createGenerationLedger({ client, store: new MemoryGenerationStore() });
   }
   const handler = createMediaGenHandler({
