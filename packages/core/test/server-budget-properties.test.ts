@@ -42,40 +42,52 @@ describe('budgets, whatever the order of reserves, binds, releases and settles',
           /** Ends seen before any bind of their generation (a webhook that outran the 202): the first is kept for the bind. */
           const ended = new Map<number, number | null>();
           for (const round of rounds) {
-            // Each round's steps at once, as concurrent requests would run them.
+            // A round's reserves first (a key's bind or release only ever follows its reserve: the
+            // handler calls them once the submit answered or failed), then its other steps at once,
+            // as concurrent requests would run them. The memory store applies each step when it is
+            // called (its work runs before its first await), so the model follows in that order:
+            // updated as each step starts, not when its promise resolves (a bind that settles
+            // resolves after a release started beside it, yet came first).
+            for (const s of round) {
+              if (s.op !== 'reserve') continue;
+              const verdict = await store.reserve({
+                owner: 'u',
+                key: `k${s.key}`,
+                credits: s.credits,
+                extraCredits: s.extra,
+                caps: c,
+                now: NOW,
+              });
+              if (verdict.ok && !verdict.replay)
+                held.set(s.key, { credits: s.credits, extra: s.extra, settled: false, charged: null, bound: false });
+            }
             await Promise.all(
-              round.map(async (s) => {
-                if (s.op === 'reserve') {
-                  const verdict = await store.reserve({
-                    owner: 'u',
-                    key: `k${s.key}`,
-                    credits: s.credits,
-                    extraCredits: s.extra,
-                    caps: c,
-                    now: NOW,
-                  });
-                  if (verdict.ok && !verdict.replay)
-                    held.set(s.key, { credits: s.credits, extra: s.extra, settled: false, charged: null, bound: false });
-                } else if (s.op === 'bind') {
-                  await store.bind(`k${s.key}`, `g${s.key}`, NOW);
+              round.map((s) => {
+                if (s.op === 'reserve') return undefined;
+                if (s.op === 'bind') {
+                  const done = store.bind(`k${s.key}`, `g${s.key}`, NOW);
                   const h = held.get(s.key);
-                  if (!h) return;
-                  h.bound = true;
-                  if (ended.has(s.key)) {
-                    if (!h.settled) Object.assign(h, { settled: true, charged: ended.get(s.key) });
-                    ended.delete(s.key);
+                  if (h) {
+                    h.bound = true;
+                    if (ended.has(s.key)) {
+                      if (!h.settled) Object.assign(h, { settled: true, charged: ended.get(s.key) });
+                      ended.delete(s.key);
+                    }
                   }
-                } else if (s.op === 'release') {
-                  await store.release(`k${s.key}`, NOW);
-                  if (held.get(s.key) && !held.get(s.key)!.bound) held.delete(s.key); // only an unanswered one
-                } else {
-                  // Charges (0–20) never pass a reservation (20–40): the estimate is the contract's upper bound.
-                  const h = held.get(s.key);
-                  const settled = await store.settle(`g${s.key}`, s.charged, NOW);
-                  expect(settled).toBe(h?.bound === true && !h.settled);
-                  if (settled && h) Object.assign(h, { settled: true, charged: s.charged });
-                  else if (!h?.bound && !ended.has(s.key)) ended.set(s.key, s.charged);
+                  return done;
                 }
+                if (s.op === 'release') {
+                  const done = store.release(`k${s.key}`, NOW);
+                  if (held.get(s.key) && !held.get(s.key)!.bound) held.delete(s.key); // only an unanswered one
+                  return done;
+                }
+                // Charges (0–20) never pass a reservation (20–40): the estimate is the contract's upper bound.
+                const h = held.get(s.key);
+                const settles = h?.bound === true && !h.settled;
+                const done = store.settle(`g${s.key}`, s.charged, NOW);
+                if (settles && h) Object.assign(h, { settled: true, charged: s.charged });
+                else if (!h?.bound && !ended.has(s.key)) ended.set(s.key, s.charged);
+                return done.then((settled) => expect(settled).toBe(settles));
               }),
             );
             const usage = await store.usage('u', c, NOW);
