@@ -1,0 +1,84 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TOOL_BINS } from './tools';
+import type { LocalRegistry } from './verdaccio';
+
+/** A package manager as users run it; Yarn Berry twice, once per linker. */
+export type PackageManager = 'npm' | 'pnpm' | 'yarn-pnp' | 'yarn-nm' | 'bun';
+
+export const PACKAGE_MANAGERS: PackageManager[] = ['npm', 'pnpm', 'yarn-pnp', 'yarn-nm', 'bun'];
+
+export const PM_TITLES: Record<PackageManager, string> = {
+  npm: 'npm',
+  pnpm: 'pnpm',
+  'yarn-pnp': 'Yarn Berry (PnP)',
+  'yarn-nm': 'Yarn Berry (node_modules)',
+  bun: 'Bun',
+};
+
+export function binOf(pm: PackageManager): string {
+  return pm === 'yarn-pnp' || pm === 'yarn-nm' ? TOOL_BINS.yarn : TOOL_BINS[pm];
+}
+
+/**
+ * The files that point a project at the local registry, one per tool, as a user configures a
+ * private registry: `.npmrc` (npm, pnpm), `.yarnrc.yml` (Yarn Berry: its linker, plain http to
+ * 127.0.0.1 allowed, and installs that may write the lockfile even when CI=true), `bunfig.toml`.
+ */
+export function configureProject(dir: string, pm: PackageManager, registry: LocalRegistry): void {
+  writeFileSync(join(dir, '.npmrc'), `registry=${registry.url}\n`);
+  if (pm === 'yarn-pnp' || pm === 'yarn-nm') {
+    const yarnrc = [
+      `npmRegistryServer: "${registry.url.replace(/\/$/, '')}"`,
+      'unsafeHttpWhitelist: ["127.0.0.1"]',
+      `nodeLinker: ${pm === 'yarn-pnp' ? 'pnp' : 'node-modules'}`,
+      'enableImmutableInstalls: false',
+      'enableTelemetry: false',
+      'enableGlobalCache: true',
+      '',
+    ];
+    writeFileSync(join(dir, '.yarnrc.yml'), yarnrc.join('\n'));
+    // An empty lockfile marks the folder as a project of its own (not part of one above it).
+    writeFileSync(join(dir, 'yarn.lock'), '');
+  }
+  if (pm === 'pnpm') {
+    // pnpm 12 refuses an install whose dependencies' build scripts were not reviewed: the
+    // frameworks' (esbuild, sharp, @swc/core, @nestjs/core's postinstall) are not needed to run.
+    writeFileSync(join(dir, 'pnpm-workspace.yaml'), 'strictDepBuilds: false\n');
+  }
+  if (pm === 'bun') writeFileSync(join(dir, 'bunfig.toml'), `[install]\nregistry = "${registry.url}"\n`);
+}
+
+/** `install`, as each tool spells it for a project with no lockfile yet. */
+export function installArgs(pm: PackageManager): string[] {
+  if (pm === 'npm') return ['install', '--no-audit', '--no-fund', '--loglevel=error'];
+  if (pm === 'pnpm') return ['install', '--reporter=append-only'];
+  return ['install'];
+}
+
+/** `run <script> [args]`: npm wants `--` before the script's own arguments. */
+export function runArgs(pm: PackageManager, script: string, args: string[] = []): string[] {
+  return pm === 'npm' ? ['run', '--silent', script, '--', ...args] : ['run', script, ...args];
+}
+
+/** The upgrade a user runs after a patch release: within the ranges the project declares. */
+export function updateArgs(pm: PackageManager): string[] {
+  if (pm === 'npm') return ['update', '--no-audit', '--no-fund', '--loglevel=error'];
+  if (pm === 'yarn-pnp' || pm === 'yarn-nm') return ['up', '@mediagen/*'];
+  return ['update'];
+}
+
+/** `npm create mediagen@latest …` in each tool's spelling; `-- --template` only where npm needs it. */
+export function createArgs(pm: PackageManager, dir: string, template: string): string[] {
+  if (pm === 'npm') return ['create', 'mediagen@latest', dir, '--', '--template', template];
+  if (pm === 'bun') return ['create', 'mediagen', dir, '--template', template];
+  return ['create', 'mediagen', dir, '--template', template];
+}
+
+/** Environment for every tool: no telemetry, no prompts, each tool's cache kept between runs. */
+export const PM_ENV = {
+  NEXT_TELEMETRY_DISABLED: '1',
+  YARN_ENABLE_TELEMETRY: '0',
+  YARN_ENABLE_PROGRESS_BARS: '0',
+  DO_NOT_TRACK: '1',
+};
