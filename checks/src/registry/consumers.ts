@@ -55,12 +55,12 @@ function manifest(framework: Framework, versions: Record<string, string>): Recor
   const adapter = adapterOf(framework);
   const ours = (name: string) => [name, `^${versions[name]}`];
   const pin = (...names: string[]) => names.map((name) => [name, devVersion(adapter, name)]);
-  const extra: Record<Framework, [string, string][]> = {
-    express: pin('express', '@types/express') as [string, string][],
-    fastify: pin('fastify') as [string, string][],
-    hono: pin('hono', '@hono/node-server') as [string, string][],
-    nestjs: pin('@nestjs/common', '@nestjs/core', '@nestjs/platform-express', 'reflect-metadata', 'rxjs') as [string, string][],
-    next: pin('next', 'react', 'react-dom') as [string, string][],
+  const extra: Record<Framework, string[]> = {
+    express: ['express', '@types/express'],
+    fastify: ['fastify'],
+    hono: ['hono', '@hono/node-server'],
+    nestjs: ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', 'reflect-metadata', 'rxjs'],
+    next: ['next', 'react', 'react-dom'],
   };
   const next = framework === 'next';
   return {
@@ -74,7 +74,7 @@ function manifest(framework: Framework, versions: Record<string, string>): Recor
       emulator: 'mediagen-emulator',
       'adapter-version': `node -e "console.log(require('${adapter.name}/package.json').version)"`,
     },
-    dependencies: Object.fromEntries([ours(adapter.name), ours('@mediagen/core'), ...extra[framework]]),
+    dependencies: Object.fromEntries([ours(adapter.name), ours('@mediagen/core'), ...pin(...extra[framework])]),
     devDependencies: Object.fromEntries([
       ours('@mediagen/emulator'),
       ['typescript', TOOLS.typescript],

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHECK_KEY, CHECK_SECRET, freePort, startInstalledEmulator, waitFor } from '../emulator';
 import { run, startService } from '../run';
@@ -25,6 +25,7 @@ export async function createApp(
   versions: Record<string, string>,
 ): Promise<string> {
   // The create form runs before the project exists: the parent folder carries the registry setting.
+  mkdirSync(parent, { recursive: true });
   configureProject(parent, pm, registry);
   const name = `my-${template}-app`;
   await run(binOf(pm), createArgs(pm, name, template), { cwd: parent, env: PM_ENV, timeoutMs: 300_000 });
