@@ -28,7 +28,10 @@ export async function createApp(
   mkdirSync(parent, { recursive: true });
   configureProject(parent, pm, registry);
   const name = `my-${template}-app`;
-  await run(binOf(pm), createArgs(pm, name, template), { cwd: parent, env: PM_ENV, timeoutMs: 300_000 });
+  // `bun create` fetches create-mediagen from bunfig's registry only through BUN_CONFIG_REGISTRY:
+  // it reads neither bunfig.toml's [install] registry nor .npmrc for it (it asked the public registry).
+  const env = pm === 'bun' ? { ...PM_ENV, BUN_CONFIG_REGISTRY: registry.url } : PM_ENV;
+  await run(binOf(pm), createArgs(pm, name, template), { cwd: parent, env, timeoutMs: 300_000 });
   const dir = join(parent, name);
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
   const ours = Object.entries({ ...pkg.dependencies, ...pkg.devDependencies }).filter(([dep]) => dep.startsWith('@mediagen/'));

@@ -35,6 +35,9 @@ export function configureProject(dir: string, pm: PackageManager, registry: Loca
       'enableImmutableInstalls: false',
       'enableTelemetry: false',
       'enableGlobalCache: true',
+      // Yarn 4.18 quarantines versions younger than its minimal age: a release is installed the
+      // minute it is out here, so ours are pre-approved (a user taking a fresh release does the same).
+      'npmPreapprovedPackages: ["@mediagen/*", "create-mediagen"]',
       '',
     ];
     writeFileSync(join(dir, '.yarnrc.yml'), yarnrc.join('\n'));
@@ -70,8 +73,8 @@ export function updateArgs(pm: PackageManager): string[] {
 
 /** `npm create mediagen@latest …` in each tool's spelling; `-- --template` only where npm needs it. */
 export function createArgs(pm: PackageManager, dir: string, template: string): string[] {
-  if (pm === 'npm') return ['create', 'mediagen@latest', dir, '--', '--template', template];
-  if (pm === 'bun') return ['create', 'mediagen', dir, '--template', template];
+  // Without a terminal npm would ask before fetching create-mediagen, and stop: `--yes` answers it.
+  if (pm === 'npm') return ['create', '--yes', 'mediagen@latest', dir, '--', '--template', template];
   return ['create', 'mediagen', dir, '--template', template];
 }
 
