@@ -47,7 +47,12 @@ export function configureProject(dir: string, pm: PackageManager, registry: Loca
   if (pm === 'pnpm') {
     // pnpm 12 refuses an install whose dependencies' build scripts were not reviewed: the
     // frameworks' (esbuild, sharp, @swc/core, @nestjs/core's postinstall) are not needed to run.
-    writeFileSync(join(dir, 'pnpm-workspace.yaml'), 'strictDepBuilds: false\n');
+    // pnpm 12, like Yarn, holds back versions younger than its minimum release age: `pnpm update`
+    // kept 0.2.0 with 0.2.1 out. Ours are excluded, as a user taking a fresh release does.
+    writeFileSync(
+      join(dir, 'pnpm-workspace.yaml'),
+      "strictDepBuilds: false\nminimumReleaseAgeExclude:\n  - '@mediagen/*'\n  - create-mediagen\n",
+    );
   }
   if (pm === 'bun') writeFileSync(join(dir, 'bunfig.toml'), `[install]\nregistry = "${registry.url}"\n`);
 }
