@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHECK_KEY, CHECK_SECRET, freePort, startInstalledEmulator, waitFor } from '../emulator';
 import { run, startService } from '../run';
+import { ROOT } from '../workspace';
 import { binOf, configureProject, createArgs, installArgs, type PackageManager, PM_ENV, runArgs } from './package-managers';
 import type { LocalRegistry } from './verdaccio';
 
@@ -52,6 +53,7 @@ export async function createApp(
  */
 export async function installAndRun(dir: string, pm: PackageManager, registry: LocalRegistry): Promise<void> {
   configureProject(dir, pm, registry);
+  if (pm === 'yarn-pnp' || pm === 'yarn-nm') pinViteForThisMirror(dir);
   const tool = (args: string[]) => run(binOf(pm), args, { cwd: dir, env: PM_ENV, timeoutMs: 600_000 });
   await tool(installArgs(pm));
   await tool(runArgs(pm, 'build'));
@@ -99,4 +101,22 @@ export async function installAndRun(dir: string, pm: PackageManager, registry: L
     await app.stop();
     await emulator.close();
   }
+}
+
+/**
+ * This machine's registry mirror lacks `napi-windows-process-start-time`, an optional dependency
+ * of vite 8.4.0 (the newest, which the templates' vitest takes). npm, pnpm and Bun skip an optional
+ * dependency they cannot fetch; Yarn Berry resolves every optional one for its lockfile and fails
+ * on the 404. The written app's Yarn install gets `resolutions` to the vite the workspace is
+ * tested with (its lockfile's 8.x), as a Yarn user behind such a mirror would; a mirror of the
+ * whole registry needs none (RELEASING.md says so).
+ */
+function pinViteForThisMirror(dir: string): void {
+  const lock = readFileSync(join(ROOT, 'pnpm-lock.yaml'), 'utf8');
+  const vite = /^ {2}vite@(8\.[^:(\s]+):/m.exec(lock)?.[1];
+  if (!vite) throw new Error("the workspace's pnpm-lock.yaml has no vite 8: pinViteForThisMirror needs updating");
+  const file = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  pkg.resolutions = { ...(pkg.resolutions as Record<string, string> | undefined), vite };
+  writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { run } from '../run';
 import { type PackageJson, publishedPackages, ROOT, readJson } from '../workspace';
@@ -67,6 +67,56 @@ function standInRepository(copy: string): void {
 }
 
 /**
+ * Which manifests a package's build output reads: its own version (core's User-Agent, mcp's
+ * server version: the tsup config reads `package.json`), every package's version
+ * (create-mediagen's templates: a script its build runs reads them), or none. Only the first two
+ * change with `changeset version`; the rest build the same bytes from the same sources (compared
+ * file by file once: every other package's dist in the copy after `changeset version` and a full
+ * build equalled the workspace's).
+ */
+function manifestsRead(dir: string, pkg: PackageJson): 'own' | 'all' | 'none' {
+  const reads = (file: string) => existsSync(file) && readFileSync(file, 'utf8').includes('package.json');
+  const scripts = [...(pkg.scripts?.build ?? '').matchAll(/node\s+(\S+\.m?js)/g)].map((m) => join(dir, m[1]!));
+  if (scripts.some(reads)) return 'all';
+  return ['tsup.config.ts', 'tsup.config.mjs', 'tsup.config.js'].some((name) => reads(join(dir, name))) ? 'own' : 'none';
+}
+
+/**
+ * The build between `changeset version` and `changeset publish`, as RELEASING.md's `pnpm
+ * release` runs it, without building again what is already built: a package whose output reads
+ * no manifest gets the workspace's dist (built from these same sources by the `turbo run build`
+ * that `pnpm release:check` runs first, and packed by the other release checks); one that reads
+ * manifests is built in the copy when a version it reads changed (in dependency order).
+ */
+async function build(copy: string, changed: Set<string>): Promise<void> {
+  const rebuild: string[] = [];
+  for (const { dir, pkg } of publishedPackages()) {
+    const target = join(copy, relative(ROOT, dir), 'dist');
+    const reads = manifestsRead(dir, pkg);
+    const stale = !existsSync(target) || (reads === 'own' && changed.has(pkg.name)) || (reads === 'all' && changed.size > 0);
+    if (reads !== 'none' || !existsSync(join(dir, 'dist'))) {
+      if (stale) rebuild.push(pkg.name);
+    } else if (!existsSync(target)) cpSync(join(dir, 'dist'), target, { recursive: true });
+  }
+  if (rebuild.length === 0) return;
+  await run(
+    TOOL_BINS.pnpm,
+    [...rebuild.flatMap((name) => ['--filter', name]), '--workspace-concurrency=2', '--reporter=append-only', 'run', 'build'],
+    { cwd: copy, env: { NEXT_TELEMETRY_DISABLED: '1' }, timeoutMs: 900_000 },
+  );
+}
+
+/** Every published package's version in the copy. */
+function versionsIn(copy: string): Record<string, string> {
+  return Object.fromEntries(
+    publishedPackages().map(({ dir }) => {
+      const pkg = readJson<PackageJson>(join(copy, relative(ROOT, dir), 'package.json'));
+      return [pkg.name, pkg.version];
+    }),
+  );
+}
+
+/**
  * The release RELEASING.md describes, with only the registry's address changed: `changeset
  * version` (the pending changesets consumed, a "Version Packages" commit), the build, then
  * `changeset publish` (`npm info` per package, `pnpm publish` of each version the registry lacks,
@@ -75,26 +125,18 @@ function standInRepository(copy: string): void {
  */
 export async function versionAndPublish(copy: string, registry: LocalRegistry): Promise<Release> {
   const changeset = join(copy, 'node_modules/.bin/changeset');
+  const previous = versionsIn(copy);
   await run(changeset, ['version'], { cwd: copy, timeoutMs: 120_000 });
+  const versions = versionsIn(copy);
   standInRepository(copy);
   await git(copy, 'add', '-A');
   await git(copy, 'commit', '-qm', 'Version Packages');
-  await run(TOOL_BINS.pnpm, ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--concurrency=2', '--output-logs=errors-only'], {
-    cwd: copy,
-    env: { TURBO_TELEMETRY_DISABLED: '1', NEXT_TELEMETRY_DISABLED: '1' },
-    timeoutMs: 900_000,
-  });
+  await build(copy, new Set(Object.keys(versions).filter((name) => versions[name] !== previous[name])));
   // The publish token goes in the copy's .npmrc (pnpm publish reads it), as `npm login` would.
   writeFileSync(join(copy, '.npmrc'), npmrc(registry, true));
   const before = new Set((await git(copy, 'tag', '--list')).stdout.split('\n').filter(Boolean));
   // changesets reads the registry from npm_config_registry (what `pnpm changeset` passes down from .npmrc).
   await run(changeset, ['publish'], { cwd: copy, env: { npm_config_registry: registry.url }, timeoutMs: 600_000 });
   const tags = (await git(copy, 'tag', '--list')).stdout.split('\n').filter((tag) => tag && !before.has(tag));
-  const versions = Object.fromEntries(
-    publishedPackages().map(({ dir }) => {
-      const pkg = readJson<PackageJson>(join(copy, relative(ROOT, dir), 'package.json'));
-      return [pkg.name, pkg.version];
-    }),
-  );
   return { versions, tags };
 }

@@ -41,7 +41,9 @@ export function renderTable(results: MatrixResults): string {
     });
     const create = results.creates.find((c) => c.pm === pm);
     const createText = create
-      ? `${mark(`${pm} create`, create.written)}; ${create.run}: ${mark(`${pm} create ${create.run}`, create.ran)}`
+      ? create.run === null
+        ? `${mark(`${pm} create`, create.written)}; none run`
+        : `${mark(`${pm} create`, create.written)}; ${create.run}: ${mark(`${pm} create ${create.run}`, create.ran)}`
       : '(Yarn: one create form, above)';
     return [PM_TITLES[pm], ...cells, createText];
   });

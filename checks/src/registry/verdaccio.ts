@@ -7,6 +7,8 @@ import { TOOL_BINS, TOOLS_DIR } from './tools';
 export interface LocalRegistry {
   /** `http://127.0.0.1:<port>/` */
   url: string;
+  /** Its folder (storage, config), in the run's scratch: per-run state of the tools goes beside it. */
+  dir: string;
   /** A token of the user the run created, for publishing. */
   token: string;
   service: Service;
@@ -63,7 +65,7 @@ export async function startRegistry(dir: string): Promise<LocalRegistry> {
   try {
     await waitFor(`${url}-/ping`, 60_000, service);
     const token = await createUser(url);
-    return { url, token, service, stop: () => service.stop() };
+    return { url, dir, token, service, stop: () => service.stop() };
   } catch (error) {
     await service.stop();
     throw error;
