@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { TOOL_BINS } from './tools';
 import type { LocalRegistry } from './verdaccio';
@@ -35,13 +34,15 @@ export function configureProject(dir: string, pm: PackageManager, registry: Loca
       `nodeLinker: ${pm === 'yarn-pnp' ? 'pnp' : 'node-modules'}`,
       'enableImmutableInstalls: false',
       'enableTelemetry: false',
-      // Yarn keeps registry metadata in its global folder keyed by host, not port: a previous
-      // run's registry (another port on 127.0.0.1) left listings whose tarball URLs point at a
-      // dead port (ECONNREFUSED), and versions this run never published. The metadata is the
-      // run's own; the archives (by checksum) stay in Yarn's usual shared cache.
+      // Yarn's global folder is keyed by host, not port, and our versions are published anew by
+      // every run: a previous run's registry (another port on 127.0.0.1) left listings whose
+      // tarball URLs point at a dead port (ECONNREFUSED), and its cache kept another run's
+      // @mediagen/core@0.2.0 archive (its changelog names that run's commit), which a fresh install
+      // took without a checksum to compare and `yarn up` then refused ("doesn't match the
+      // expected checksum"). Metadata and archives are the run's own.
       'enableGlobalCache: false',
       `globalFolder: ${JSON.stringify(join(registry.dir, 'yarn-global'))}`,
-      `cacheFolder: ${JSON.stringify(join(homedir(), '.yarn/berry/cache'))}`,
+      `cacheFolder: ${JSON.stringify(join(registry.dir, 'yarn-cache'))}`,
       // Yarn 4.18 quarantines versions younger than its minimal age: a release is installed the
       // minute it is out here, so ours are pre-approved (a user taking a fresh release does the same).
       'npmPreapprovedPackages: ["@mediagen/*", "create-mediagen"]',
