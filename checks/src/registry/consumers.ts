@@ -51,7 +51,7 @@ function devVersion(adapter: PackageJson, name: string): string {
  * the adapter is developed against, a build and a start script, the emulator's bin as a script
  * (Yarn's PnP has no node_modules/.bin), and a script that prints the adapter's installed version.
  */
-function manifest(framework: Framework, versions: Record<string, string>): Record<string, unknown> {
+function manifest(framework: Framework, pm: PackageManager, versions: Record<string, string>): Record<string, unknown> {
   const adapter = adapterOf(framework);
   const ours = (name: string) => [name, `^${versions[name]}`];
   const pin = (...names: string[]) => names.map((name) => [name, devVersion(adapter, name)]);
@@ -69,7 +69,9 @@ function manifest(framework: Framework, versions: Record<string, string>): Recor
     private: true,
     type: 'module',
     scripts: {
-      build: next ? 'next build' : 'tsc -p tsconfig.json',
+      // Next 16 builds with Turbopack, which does not resolve through Yarn's PnP ("Could not find
+      // the Next.js package (next/package.json)"); its webpack build (`--webpack`) does.
+      build: next ? (pm === 'yarn-pnp' ? 'next build --webpack' : 'next build') : 'tsc -p tsconfig.json',
       start: next ? 'next start -H 127.0.0.1' : 'node dist/main.js',
       emulator: 'mediagen-emulator',
       'adapter-version': `node -e "console.log(require('${adapter.name}/package.json').version)"`,
@@ -105,7 +107,7 @@ export async function createConsumer(
   const dir = join(parent, `${packageManager}-${framework}`);
   mkdirSync(dir, { recursive: true });
   cpSync(join(FIXTURES, SOURCES[framework]), dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest(framework, versions), null, 2)}\n`);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest(framework, packageManager, versions), null, 2)}\n`);
   configureProject(dir, packageManager, registry);
   const consumer = { dir, framework, pm: packageManager };
   await pm(consumer, installArgs(packageManager));
