@@ -123,6 +123,19 @@ function baselineReport(release, path) {
   return first ? show(first, path) : undefined;
 }
 
+/**
+ * The names pending changesets give that no published package has (a private one such as
+ * `@mediagen/conformance`, or a typo), as `file: name` lines. `changeset version` fails on them,
+ * and only at release time: this check is the one every contributor runs, so it refuses them here.
+ */
+export function unpublishedNames(levels, published) {
+  return [...levels]
+    .filter(([name]) => !published.has(name))
+    .flatMap(([name, { files }]) =>
+      files.map((file) => `${file.replace(/ \(\w+\)$/, '')} names ${name}, which is not a published package`),
+    );
+}
+
 function pendingChangesets() {
   const dir = join(ROOT, '.changeset');
   const levels = new Map();
@@ -146,6 +159,16 @@ function run() {
   }
   const pending = pendingChangesets();
   const failures = [];
+  const published = new Set(
+    readdirSync(join(ROOT, 'packages'))
+      .map((dir) => join(ROOT, 'packages', dir, 'package.json'))
+      .filter((file) => existsSync(file))
+      .map((file) => JSON.parse(readFileSync(file, 'utf8')))
+      .filter((pkg) => !pkg.private)
+      .map((pkg) => pkg.name),
+  );
+  for (const line of unpublishedNames(pending, published))
+    failures.push(`${line}: private packages are never versioned (\`privatePackages.version: false\`); take the line out.`);
   let checked = 0;
   for (const dir of readdirSync(join(ROOT, 'packages')).sort()) {
     const pkgJson = `packages/${dir}/package.json`;

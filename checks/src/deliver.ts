@@ -1,4 +1,4 @@
-import { CHECK_KEY, startInstalledEmulator, waitFor } from './emulator';
+import { CHECK_KEY, type EmulatorOptions, startInstalledEmulator, waitFor } from './emulator';
 
 /**
  * Submits one generation to an emulator (started from `projectDir`'s node_modules) whose webhooks
@@ -9,8 +9,9 @@ export async function deliverOne(
   projectDir: string,
   webhookUrl: string,
   receivedUrl: string,
+  options: EmulatorOptions = {},
 ): Promise<{ received: boolean; forged: number }> {
-  const emulator = await startInstalledEmulator(projectDir, webhookUrl);
+  const emulator = await startInstalledEmulator(projectDir, webhookUrl, options);
   try {
     const submit = await fetch(`${emulator.url}/api/v1/generate`, {
       method: 'POST',

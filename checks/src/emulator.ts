@@ -46,6 +46,8 @@ export interface EmulatorOptions {
   key?: string;
   /** Its webhook endpoint's signing secret. Default `CHECK_SECRET`. */
   secret?: string;
+  /** How to start it, when not from node_modules/.bin (Yarn's PnP has none): the command and its leading arguments. */
+  command?: [string, ...string[]];
 }
 
 /**
@@ -55,7 +57,7 @@ export interface EmulatorOptions {
 export async function startInstalledEmulator(
   projectDir: string,
   webhookUrl?: string,
-  { port: chosen, key = CHECK_KEY, secret = CHECK_SECRET }: EmulatorOptions = {},
+  { port: chosen, key = CHECK_KEY, secret = CHECK_SECRET, command }: EmulatorOptions = {},
 ): Promise<InstalledEmulator> {
   const port = chosen ?? (await freePort());
   const config = {
@@ -72,8 +74,10 @@ export async function startInstalledEmulator(
   };
   const configFile = join(projectDir, `emulator-${port}.json`);
   writeFileSync(configFile, JSON.stringify(config));
-  const bin = join(projectDir, 'node_modules', '.bin', 'mediagen-emulator');
-  const service = startService(bin, ['--port', String(port), '--host', '127.0.0.1', '--config', configFile], { cwd: projectDir });
+  const [bin, ...leading] = command ?? [join(projectDir, 'node_modules', '.bin', 'mediagen-emulator')];
+  const service = startService(bin, [...leading, '--port', String(port), '--host', '127.0.0.1', '--config', configFile], {
+    cwd: projectDir,
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`${url}/__emulator/health`, 20_000, service);

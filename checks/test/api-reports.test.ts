@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, parseReport, requiredLevel } from '../../scripts/api-changesets.mjs';
+import { classify, parseReport, requiredLevel, unpublishedNames } from '../../scripts/api-changesets.mjs';
 
 /** An API Extractor report holding `code`. */
 const report = (code: string) => `## API Report File for "x"\n\n\`\`\`ts\n\n${code}\n\n\`\`\`\n`;
@@ -54,5 +54,19 @@ export { WebhookEvent }`);
       'none',
     ]);
     expect([requiredLevel('breaking', '1.2.0'), requiredLevel('addition', '1.2.0')]).toEqual(['major', 'minor']);
+  });
+});
+
+describe('scripts/api-changesets.mjs: what the pending changesets may name', () => {
+  it('refuses a changeset naming a private package (once @mediagen/conformance, in three changesets) and passes published ones', () => {
+    const pending = new Map([
+      ['@mediagen/core', { level: 'minor', files: ['cancel-route.md (minor)', 'ledger-cancel.md (minor)'] }],
+      ['@mediagen/conformance', { level: 'minor', files: ['cancel-route.md (minor)', 'ledger-cancel.md (minor)'] }],
+    ]);
+    expect(unpublishedNames(pending, new Set(['@mediagen/core']))).toEqual([
+      'cancel-route.md names @mediagen/conformance, which is not a published package',
+      'ledger-cancel.md names @mediagen/conformance, which is not a published package',
+    ]);
+    expect(unpublishedNames(pending, new Set(['@mediagen/core', '@mediagen/conformance']))).toEqual([]);
   });
 });
