@@ -1,17 +1,10 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { STAND_IN_REPOSITORY_URL, writeMetadata } from '../../../scripts/release-metadata.mjs';
 import { run } from '../run';
 import { type PackageJson, publishedPackages, ROOT, readJson } from '../workspace';
 import { TOOL_BINS } from './tools';
 import { type LocalRegistry, npmrc } from './verdaccio';
-
-/**
- * TODO(issue 37, part 5): the stand-in for the project's public address. `scripts/release-metadata.mjs`
- * writes `repository`/`homepage`/`bugs` into every published manifest from one setting; until
- * that lands, the throwaway copy gets this stand-in (an address that cannot exist), and only there.
- * Once the script exists, call it here instead of `standInRepository`.
- */
-export const STAND_IN_REPOSITORY = 'https://git.invalid/mediagen/sdk';
 
 /** A release's outcome: the versions it published, and the tags it made. */
 export interface Release {
@@ -55,15 +48,6 @@ export async function throwawayRepo(dest: string): Promise<string> {
 export function addChangeset(copy: string, file: string, releases: Record<string, 'major' | 'minor' | 'patch'>, summary: string): void {
   const frontmatter = Object.entries(releases).map(([name, kind]) => `"${name}": ${kind}`);
   writeFileSync(join(copy, '.changeset', file), `---\n${frontmatter.join('\n')}\n---\n\n${summary}\n`);
-}
-
-function standInRepository(copy: string): void {
-  for (const { dir } of publishedPackages()) {
-    const file = join(copy, relative(ROOT, dir), 'package.json');
-    const pkg = readJson<PackageJson>(file);
-    pkg.repository = { type: 'git', url: `git+${STAND_IN_REPOSITORY}.git`, directory: relative(ROOT, dir) };
-    writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
-  }
 }
 
 /**
@@ -128,7 +112,9 @@ export async function versionAndPublish(copy: string, registry: LocalRegistry): 
   const previous = versionsIn(copy);
   await run(changeset, ['version'], { cwd: copy, timeoutMs: 120_000 });
   const versions = versionsIn(copy);
-  standInRepository(copy);
+  // The project has no public address: the copy's manifests get the stand-in (an address that
+  // cannot exist), written by the one writer `pnpm release` uses, and only in the copy.
+  writeMetadata(STAND_IN_REPOSITORY_URL, { root: copy });
   await git(copy, 'add', '-A');
   await git(copy, 'commit', '-qm', 'Version Packages');
   await build(copy, new Set(Object.keys(versions).filter((name) => versions[name] !== previous[name])));
