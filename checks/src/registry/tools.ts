@@ -5,7 +5,7 @@ import { ROOT } from '../workspace';
 
 /**
  * checks/tools: Verdaccio and the package managers the registry checks use, each pinned, with
- * their own package-lock.json, installed with `npm ci` outside the workspace (a `pnpm` or `yarn`
+ * their own package-lock.json, installed with npm outside the workspace (a `pnpm` or `yarn`
  * bin in the workspace's hoisted .bin would shadow the one the workspace runs). Verdaccio 6.8.0
  * is the last line that runs on Node 20 (6.10 wants 22), with `node-fetch` overridden to 2.7.0.
  */
@@ -28,7 +28,10 @@ export async function installTools(): Promise<void> {
   const installed = join(TOOLS_DIR, 'node_modules/.package-lock.json');
   if (existsSync(installed) && readFileSync(installed, 'utf8').includes('"verdaccio"') && existsSync(TOOL_BINS.bun)) return;
   if (!existsSync(lock)) throw new Error(`${lock} is missing: run \`npm install\` in checks/tools and commit the lockfile`);
-  await run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: TOOLS_DIR, timeoutMs: 300_000 });
+  // `npm install --no-save` from the lock, not `npm ci`: the lock cannot list pnpm's platform
+  // binaries for other systems (this registry mirror lacks some), and `npm ci` refuses a lock
+  // without them on a fresh clone. The versions are the locked ones; nothing is written back.
+  await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: TOOLS_DIR, timeoutMs: 300_000 });
 }
 
 /** The versions in use, for the results: `{ npm: '11.6.0', pnpm: '12.21.0', … }`. */
