@@ -85,7 +85,11 @@ export function createNodeHandler<Req extends NodeRequestSource>(
       if (!refusal || !route || res.headersSent) return false;
       // Bytes that arrived but are not JSON: on the webhook route the receiver judges them
       // (kept bytes are verified; bytes the parser ate are the mount-order mistake it explains).
-      if (route === 'webhook' && refusal === 'unparsable') await handle(req, res);
+      // The upload route takes media types only, which no parser reads (the adapters leave them
+      // unread): a parser that ran, and failed, read a type it refuses anyway. It answers for
+      // itself, as without the parser (401 with no user, else 415 MEDIA_NOT_ACCEPTED), never with
+      // a JSON route's INVALID_BODY (found: Fastify's text/plain parser on a PNG's bytes).
+      if ((route === 'webhook' && refusal === 'unparsable') || route === 'uploads') await handle(req, res);
       else await sendWebResponse(res, parserRefusalResponse(refusal, route === 'webhook'));
       return true;
     },
