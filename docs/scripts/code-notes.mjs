@@ -156,6 +156,8 @@ export const SDK_CODES = [
     'SpendCapExceededError',
     '`@mediagen/mcp`: a `generate` whose exact estimate would take the session past its spend cap; nothing was sent or billed. `needed` and `remaining` say by how much.',
     'Raise `spendCapCredits` (`MEDIAGEN_MCP_SPEND_CAP`) or start a new session.',
+  ],
+  [
     'USER_BUDGET_EXCEEDED',
     'InsufficientCreditsError',
     'A submit through your routes that would take the user past their credits for the period (the handler’s `budget` option), priced exactly first. Nothing was sent. The body says `needed`, `remaining_credits` and `resets_at`.',
