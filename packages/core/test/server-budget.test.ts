@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGenerationLedger, ledgerSource, MemoryGenerationStore } from '../src/ledger';
 import { type BudgetLimits, createMediaGenHandler, MemoryBudgetStore, settleBudget } from '../src/server';
-import { signWebhook } from '../src/webhooks/verify';
+import { completedDelivery } from './support/completion';
 import { ledgerEmulator } from './support/ledger-emulator';
 
 const emu = await ledgerEmulator();
@@ -188,28 +188,7 @@ describe('budgets on the one handler', () => {
     await emu.settled(id!);
 
     // The end arrives as the service's webhook, through the handler.
-    const body = JSON.stringify({
-      generation_id: id,
-      status: 'completed',
-      model: 'image-fast',
-      output_url: `https://media.example/${id}.png`,
-      output_urls: [`https://media.example/${id}.png`],
-      credits_charged: 4,
-      duration_ms: 1200,
-      completed_at: new Date().toISOString(),
-    });
-    const delivered = await handler(
-      new Request(`${BASE}/webhooks/mediagen`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-service-event': 'generation.completed',
-          'x-service-delivery-id': crypto.randomUUID(),
-          'x-service-signature': await signWebhook(body, secret),
-        },
-        body,
-      }),
-    );
+    const delivered = await handler(new Request(`${BASE}/webhooks/mediagen`, await completedDelivery(id!, secret)));
     expect(delivered.status).toBe(200);
     expect(await budget('hal')).toMatchObject({ used_credits: 4, in_flight: 0 });
   });
